@@ -1,0 +1,83 @@
+{#-
+    The staging contract: every staging model ends with `select {{ cdc_record_columns(...) }}`,
+    so all flavours emit the same columns in the same order (the intermediate layer unions
+    them by position). One row per change event, or one row per control or quarantined record.
+-#}
+
+
+
+
+{% macro cdc_record_columns(fields, flavour, relation_alias, row_index='0') %}
+    {#-
+        fields: dict of SQL expressions over `relation_alias`, one per canonical field (see
+        cdc_record_field_names()); `classification` must already be a column of the relation.
+        Change fields are only evaluated for change records; control and quarantined records
+        keep their raw text instead.
+    -#}
+    {%- set missing = [] -%}
+    {%- for name in cdc_record_field_names() if name not in fields -%}
+        {%- do missing.append(name) -%}
+    {%- endfor -%}
+    {%- if missing -%}
+        {{ exceptions.raise_compiler_error(
+            "cdc_record_columns for flavour '" ~ flavour ~ "': missing field expressions " ~ missing | join(', ')
+            ~ "; expected one for each of " ~ cdc_record_field_names() | join(', ')
+        ) }}
+    {%- endif -%}
+    {%- set is_change = relation_alias ~ ".classification.outcome = 'change'" -%}
+    concat_ws(':', {{ relation_alias }}.landing_file, cast({{ relation_alias }}.landing_position as string)) as raw_record_id,
+    cast({{ row_index }} as int) as row_index,
+    {{ relation_alias }}.classification.outcome as record_outcome,
+    {{ relation_alias }}.classification.reason as outcome_reason,
+    '{{ flavour }}' as flavour,
+    cast({{ fields.source_database }} as string) as source_database,
+    cast({{ fields.source_schema }} as string) as source_schema,
+    cast({{ fields.source_table }} as string) as source_table,
+    cast(if({{ is_change }}, {{ fields.operation }}, null) as string) as operation,
+    cast(if({{ is_change }}, {{ fields.key_image }}, null) as map<string, string>) as key_image,
+    cast(if({{ is_change }}, {{ fields.before_image }}, null) as map<string, string>) as before_image,
+    cast(if({{ is_change }}, {{ fields.after_image }}, null) as map<string, string>) as after_image,
+    cast(if({{ is_change }}, {{ fields.change_sequence }}, null) as array<bigint>) as change_sequence,
+    cast({{ fields.commit_timestamp }} as timestamp) as commit_timestamp,
+    cast({{ fields.transaction_id }} as string) as transaction_id,
+    {{ relation_alias }}.landing_table,
+    {{ relation_alias }}.landing_file,
+    {{ relation_alias }}.landing_position,
+    {{ relation_alias }}.kafka_topic,
+    {{ relation_alias }}.kafka_partition,
+    {{ relation_alias }}.kafka_offset,
+    {{ relation_alias }}.kafka_timestamp,
+    {{ relation_alias }}.landed_at,
+    {{ cdc_loaded_at() }} as loaded_at,
+    if({{ is_change }}, null, {{ relation_alias }}.record_key) as raw_key,
+    if({{ is_change }}, null, {{ relation_alias }}.record_value) as raw_value
+{%- endmacro %}
+
+
+{% macro cdc_record_field_names() %}
+    {#- The canonical fields every flavour provides an expression for. -#}
+    {{ return([
+    'classification',
+    'source_database',
+    'source_schema',
+    'source_table',
+    'operation',
+    'key_image',
+    'before_image',
+    'after_image',
+    'change_sequence',
+    'commit_timestamp',
+    'transaction_id',
+    ]) }}
+{% endmacro %}
+
+
+{% macro cdc_classification(outcome, reason) -%}
+    named_struct('outcome', '{{ outcome }}', 'reason', {{ "'" ~ reason ~ "'" if reason else 'cast(null as string)' }})
+{%- endmacro %}
+
+
+{% macro cdc_loaded_at() -%}
+    {#- One timestamp per dbt invocation: the watermark every downstream incremental model reads. -#}
+    timestamp'{{ run_started_at.strftime("%Y-%m-%d %H:%M:%S.%f") }}'
+{%- endmacro %}
