@@ -54,7 +54,7 @@
         earlier than (newest ingested file - cdc_landing_lookback_hours), minus the files
         already ingested in that window.
     -#}
-    {%- if is_incremental() and execute -%}
+    {%- if execute and this is not none and is_incremental() -%}
         {%- set lookback_hours = var('cdc_landing_lookback_hours') | int -%}
         {%- set watermark_query -%}
             select
@@ -80,25 +80,6 @@
             {%- endif %}
         {%- endif -%}
     {%- endif -%}
-{% endmacro %}
-
-
-{% macro landed_records(landing_relations) %}
-    {#-
-        The raw records of new files in several landing sources of one flavour, each read by
-        the reader of its landing shape (the source's meta.landing.shape), as one relation.
-    -#}
-    {%- for landing_relation in landing_relations %}
-    {%- set shape = _cdc_landing_shape(landing_relation) %}
-    {%- if shape == 'json_lines' %}
-    {{ landed_json_lines(landing_relation) }}
-    {%- else %}
-    {{ landed_kafka_records(landing_relation) }}
-    {%- endif %}
-    {%- if not loop.last %}
-    union all
-    {%- endif %}
-    {%- endfor %}
 {% endmacro %}
 
 

@@ -84,7 +84,11 @@
         transform(
             array(named_struct(
                 'sign', if({{ unscaled_expr }} < 0, '-', ''),
-                'digits', lpad(cast(abs({{ unscaled_expr }}) as string), greatest({{ scale_expr }}, 0) + 1, '0'),
+                'digits', lpad(
+                    cast(abs({{ unscaled_expr }}) as string),
+                    greatest(length(cast(abs({{ unscaled_expr }}) as string)), greatest({{ scale_expr }}, 0) + 1),
+                    '0'
+                ),
                 'scale', greatest({{ scale_expr }}, 0)
             )),
             parts -> if(

@@ -1,7 +1,17 @@
 with
 
+landed_json_lines as (
+    {{ landed_json_lines(source('debezium', 'json_lines')) }}
+),
+
+landed_kafka_records as (
+    {{ landed_kafka_records(source('debezium', 'kafka_records')) }}
+),
+
 landed_records as (
-    {{ landed_records([source('debezium', 'json_lines'), source('debezium', 'kafka_records')]) }}
+    select * from landed_json_lines
+    union all
+    select * from landed_kafka_records
 ),
 
 change_records as (

@@ -1,0 +1,200 @@
+"""The main job: `dbt build` (models, unit tests, data tests) over the bundled sample landing
+data of every flavour, then the current state, quarantine and control log row by row.
+The expected rows are worked out in sample_data/README.md."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from pyspark.sql import SparkSession
+
+from conftest import SAMPLE_LANDING, Dbt, rows_as_text, table_rows
+
+SCHEMA = "it_sample"
+CDC = ["_cdc.operation", "_cdc.change_sequence", "_cdc.commit_timestamp"]
+
+
+@pytest.fixture(scope="module")
+def sample_build(dbt: Dbt, tmp_path_factory: pytest.TempPathFactory) -> str:
+    landing_root = tmp_path_factory.mktemp("sample") / "landing"
+    shutil.copytree(SAMPLE_LANDING, landing_root)
+    result = dbt.run("build", schema=SCHEMA, landing_root=Path(landing_root))
+    assert "WARN 4 cdc_quarantine_is_small" in result.stdout, "the 4 bad sample records warn"
+    return SCHEMA
+
+
+def test_customers_apply_binlog_order_across_files_and_ignore_the_late_event(
+    spark: SparkSession, sample_build: str
+) -> None:
+    columns = ["id", "email", "full_name", "tier", "credit_limit", "created_at", "birth_date", *CDC]
+    assert table_rows(spark, sample_build, "shop__customers", columns, ["id"]) == [
+        (
+            "1",
+            "alice.martin-lopez@example.com",
+            "Alice Martin-Lopez",
+            "silver",
+            "2500.00",
+            "2022-11-07 08:15:30",
+            "1988-04-12",
+            "update",
+            "[10, 154, 0]",
+            "2024-03-01 10:02:15",
+        ),
+        (
+            "2",
+            "bob.chen@example.com",
+            "Bob Chen",
+            "gold",
+            "5000.00",
+            "2023-02-14 17:42:05",
+            "1991-09-23",
+            "update",
+            "[9, 3000, 0]",
+            "2024-03-01 09:25:00",
+        ),
+        (
+            "4",
+            "dmitri.ivanov@example.com",
+            "Dmitri Ivanov",
+            "bronze",
+            "-12.50",
+            "2024-03-01 09:12:44",
+            "1979-07-30",
+            "update",
+            "[9, 3500, 0]",
+            "2024-03-01 09:31:10",
+        ),
+    ]
+
+
+def test_orders_decode_decimals_timestamps_and_keep_unavailable_values(
+    spark: SparkSession, sample_build: str
+) -> None:
+    columns = ["id", "customer_id", "amount", "status", "note", "ordered_at", "updated_at", *CDC]
+    assert table_rows(spark, sample_build, "shop__orders", columns, ["id"]) == [
+        (
+            "1002",
+            "2",
+            "89.50",
+            "paid",
+            "Gift wrap please. Card text: Happy birthday, Mei! Love from all of us at the Lisbon office."
+            " Deliver between 9:00 and 12:00; the reception closes for lunch.",
+            "2024-02-29 11:05:33.00025",
+            "2024-03-01 09:15:00.25",
+            "update",
+            "[24023600, 24023752]",
+            "2024-03-01 09:15:00.25",
+        ),
+        (
+            "1003",
+            "4",
+            "123456789012345678.99",
+            "shipped",
+            "Bulk order: quote Q-2024-0117, net 60 terms.",
+            "2024-03-01 09:14:01.884512",
+            "2024-03-01 10:05:47.93",
+            "update",
+            "[24024240, 24024304]",
+            "2024-03-01 10:05:47.93",
+        ),
+        (
+            "1004",
+            "2",
+            "-45.10",
+            "refunded",
+            "Credit note for the damaged gift box of order 1002.",
+            "2024-03-01 09:20:11.402",
+            "2024-03-01 09:20:11.402",
+            "insert",
+            "[24024000, 24024136]",
+            "2024-03-01 09:20:11.402",
+        ),
+    ]
+
+
+def test_truncate_removes_older_rows_of_the_table(spark: SparkSession, sample_build: str) -> None:
+    columns = ["cart_id", "sku", "quantity", *CDC]
+    assert table_rows(spark, sample_build, "shop__cart_items", columns, ["cart_id", "sku"]) == [
+        ("2", "C", "5", "insert", "[24031800, 24031936]", "2024-03-01 09:47:30"),
+    ]
+
+
+def test_arcion_snapshot_updates_deletes_and_key_update(spark: SparkSession, sample_build: str) -> None:
+    columns = ["r_regionkey", "r_name", *CDC]
+    assert table_rows(spark, sample_build, "tpch__region", columns, ["r_regionkey"]) == [
+        ("0", "AFRICA", "snapshot", "[0, 0, 0]", None),
+        ("1", "AMERICA", "update", "[13, 53709, 1]", "2024-03-01 09:22:40"),
+        ("3", "EUROPE", "snapshot", "[0, 0, 0]", None),
+        ("10", "OCEANIA", "insert", "[13, 30407, 1]", "2024-03-01 09:10:05"),
+        ("40", "MIDDLE EAST", "insert", "[13, 61822, 1]", "2024-03-01 09:48:02"),
+    ]
+    comments = table_rows(spark, sample_build, "tpch__region", ["r_comment"], ["r_regionkey"])
+    assert comments[1] == ("north, central and south america",)
+
+
+def test_mrs_cdl_both_versions_and_key_change(spark: SparkSession, sample_build: str) -> None:
+    columns = ["count1", "id", "time1", "decimalNum", *CDC]
+    assert table_rows(spark, sample_build, "cdl__ct_pg2hudi", columns, ["id"]) == [
+        (
+            "15",
+            "36",
+            "2024-02-04 12:14:51.235",
+            "3.14",
+            "update",
+            "[163955587456, 163955587456]",
+            "2024-02-04 12:18:22.514",
+        ),
+        ("13", "340", None, None, "update", "[163955222560, 163955222560]", "2024-02-04 12:07:35.902"),
+    ]
+
+
+def test_quarantine_says_why(spark: SparkSession, sample_build: str) -> None:
+    assert rows_as_text(
+        spark,
+        f"select reason_code, quarantined_at, reason_detail, element_at(split(landing_file, '/'), -1),"
+        f" landing_position from {sample_build}_intermediate.int_quarantined_records_logged"
+        " order by landing_position",
+    ) == [
+        ("invalid_json", "staging", None, "orders-0003-bad.jsonl", "1"),
+        ("unknown_operation", "staging", None, "orders-0003-bad.jsonl", "2"),
+        ("unknown_table", "routing", "shop.public.audit_log", "orders-0003-bad.jsonl", "3"),
+        ("uncastable_value", "routing", "customer_id", "orders-0003-bad.jsonl", "4"),
+    ]
+
+
+def test_control_records_are_logged_not_applied(spark: SparkSession, sample_build: str) -> None:
+    assert rows_as_text(
+        spark,
+        f"select control_kind, flavour, count(*) from {sample_build}_intermediate.int_control_records_logged"
+        " group by control_kind, flavour order by control_kind, flavour",
+    ) == [
+        ("heartbeat", "mrs_cdl", "1"),
+        ("tombstone", "arcion_kafka", "2"),
+        ("tombstone", "debezium", "1"),
+        ("transaction_boundary", "debezium", "2"),
+    ]
+
+
+def test_every_raw_record_is_accounted_for(spark: SparkSession, sample_build: str) -> None:
+    outcomes = rows_as_text(
+        spark,
+        "select flavour, record_outcome, count(distinct raw_record_id) from ("
+        + " union all ".join(
+            f"select flavour, record_outcome, raw_record_id"
+            f" from {sample_build}_staging.stg_{flavour}__records"
+            for flavour in ("debezium", "arcion_kafka", "mrs_cdl")
+        )
+        + ") group by flavour, record_outcome order by flavour, record_outcome",
+    )
+    assert outcomes == [
+        ("arcion_kafka", "change", "10"),
+        ("arcion_kafka", "control", "2"),
+        ("debezium", "change", "23"),
+        ("debezium", "control", "3"),
+        ("debezium", "quarantined", "2"),
+        ("mrs_cdl", "change", "7"),
+        ("mrs_cdl", "control", "1"),
+    ]
+    assert sum(int(count or 0) for *_, count in outcomes) == 48, "48 raw records landed"
