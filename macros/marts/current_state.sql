@@ -8,8 +8,8 @@
         last run (insert_overwrite on _cdc_key_bucket); buckets left without live rows are
         dropped first by cdc_drop_emptied_buckets, the marts' pre-hook.
     -#}
-    {%- set target_table = cdc_target_table(model.name) -%}
-    {%- set touched_buckets = _cdc_touched_buckets() if is_incremental() else none -%}
+    {%- set target_table = cdc_target_table(model.name) if execute else {'columns': []} -%}
+    {%- set touched_buckets = _cdc_touched_buckets() if execute and is_incremental() else none -%}
 
     with
 

@@ -2,6 +2,7 @@
 
 {%- set target_tables = cdc_target_tables() -%}
 {%- set loaded_after = cdc_watermark(this, 'loaded_at') if is_incremental() else none -%}
+{%- set is_new_record = 'loaded_at > ' ~ loaded_after if loaded_after else 'true' -%}
 
 with
 
@@ -9,11 +10,7 @@ with
 {{ model_name }} as (
     select *
     from {{ ref(model_name) }}
-    where
-        record_outcome = 'change'
-        {%- if loaded_after %}
-        and loaded_at > {{ loaded_after }}
-        {%- endif %}
+    where record_outcome = 'change' and {{ is_new_record }}
 ),
 
 {% endfor %}
@@ -59,16 +56,18 @@ keyed_changes as (
         transform(
             routed_changes.key_columns,
             column_name -> case routed_changes.operation
-                when 'delete' then coalesce(
-                    routed_changes.before_image[column_name],
-                    routed_changes.key_image[column_name],
-                    routed_changes.after_image[column_name]
-                )
-                when 'update' then coalesce(
-                    routed_changes.after_image[column_name],
-                    routed_changes.before_image[column_name],
-                    routed_changes.key_image[column_name]
-                )
+                when 'delete'
+                    then coalesce(
+                        routed_changes.before_image[column_name],
+                        routed_changes.key_image[column_name],
+                        routed_changes.after_image[column_name]
+                    )
+                when 'update'
+                    then coalesce(
+                        routed_changes.after_image[column_name],
+                        routed_changes.before_image[column_name],
+                        routed_changes.key_image[column_name]
+                    )
                 else coalesce(routed_changes.after_image[column_name], routed_changes.key_image[column_name])
             end
         ) as key_texts,
@@ -182,13 +181,13 @@ key_change_rows as (
         rejected_changes.*,
         key_change_row.is_old_key_delete
     from rejected_changes
-    lateral view explode(
-        if(
-            rejected_changes.rejection_reason is null and rejected_changes.is_key_change,
-            array(true, false),
-            array(false)
-        )
-    ) key_change_row as is_old_key_delete
+        lateral view explode(
+            if(
+                rejected_changes.rejection_reason is null and rejected_changes.is_key_change,
+                array(true, false),
+                array(false)
+            )
+        ) key_change_row as is_old_key_delete
 ),
 
 change_rows as (

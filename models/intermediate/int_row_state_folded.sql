@@ -10,6 +10,8 @@
     of a table that got a new truncation) and rewrites only those buckets.
 -#}
 {%- set loaded_after = cdc_watermark(this, 'loaded_at') if is_incremental() else none -%}
+{%- set is_new_record = 'loaded_at > ' ~ loaded_after if loaded_after else 'true' -%}
+{%- set is_new_truncation = 'latest_truncations.loaded_at > ' ~ loaded_after if loaded_after else 'true' -%}
 
 with
 
@@ -19,9 +21,7 @@ change_events as (
     where
         rejection_reason is null
         and change_kind != 'truncate_table'
-        {%- if loaded_after %}
-        and loaded_at > {{ loaded_after }}
-        {%- endif %}
+        and {{ is_new_record }}
 ),
 
 table_truncations as (
@@ -75,9 +75,7 @@ touched_buckets as (
     from stored_row_states
     inner join latest_truncations
         on stored_row_states.target_table = latest_truncations.target_table
-    {%- if loaded_after %}
-    where latest_truncations.loaded_at > {{ loaded_after }}
-    {%- endif %}
+    where {{ is_new_truncation }}
 ),
 
 touched_row_states as (

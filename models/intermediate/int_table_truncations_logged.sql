@@ -1,6 +1,7 @@
 {{ config(materialized='incremental', incremental_strategy='append') }}
 
 {%- set loaded_after = cdc_watermark(this, 'loaded_at') if is_incremental() else none -%}
+{%- set is_new_record = 'loaded_at > ' ~ loaded_after if loaded_after else 'true' -%}
 
 with
 
@@ -10,9 +11,7 @@ change_events as (
     where
         change_kind = 'truncate_table'
         and rejection_reason is null
-        {%- if loaded_after %}
-        and loaded_at > {{ loaded_after }}
-        {%- endif %}
+        and {{ is_new_record }}
 ),
 
 final as (

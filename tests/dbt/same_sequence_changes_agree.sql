@@ -16,14 +16,16 @@ applied_changes as (
 
 contents as (
     select
-        target_table,
-        row_key,
-        change_version.sequence as change_sequence,
-        count(distinct xxhash64(change_kind, to_json(row_image))) as distinct_changes,
+        applied_changes.target_table,
+        applied_changes.row_key,
+        applied_changes.change_version.sequence as change_sequence,
+        count(distinct xxhash64(applied_changes.change_kind, to_json(applied_changes.row_image))) as distinct_changes,
         count(*) as deliveries,
-        collect_set(concat(landing_file, ':', cast(landing_position as string))) as landed_at_positions
+        collect_set(
+            concat(applied_changes.landing_file, ':', cast(applied_changes.landing_position as string))
+        ) as landed_at_positions
     from applied_changes
-    group by target_table, row_key, change_version.sequence
+    group by applied_changes.target_table, applied_changes.row_key, applied_changes.change_version.sequence
 )
 
 select *
