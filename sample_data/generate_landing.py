@@ -162,8 +162,7 @@ def snapshot_enum_field() -> Json:
         name="io.debezium.data.Enum",
         version=1,
         parameters={
-            "allowed": "true,first,first_in_data_collection,"
-            "last_in_data_collection,last,false,incremental"
+            "allowed": "true,first,first_in_data_collection,last_in_data_collection,last,false,incremental"
         },
         default="false",
     )
@@ -267,21 +266,13 @@ class KafkaRecord:
     timestamp: str
 
 
-def write_kafka_records(
-    folder: Path, topic: str, first_offset: int, records: Sequence[KafkaRecord]
-) -> int:
+def write_kafka_records(folder: Path, topic: str, first_offset: int, records: Sequence[KafkaRecord]) -> int:
     """Writes `<topic>+0+<first offset>.parquet` (partition 0); returns the next offset."""
     offsets = list(range(first_offset, first_offset + len(records)))
     table = pa.table(
         {
-            "key": [
-                None if r.key is None else to_json(r.key).encode("utf-8")
-                for r in records
-            ],
-            "value": [
-                None if r.value is None else to_json(r.value).encode("utf-8")
-                for r in records
-            ],
+            "key": [None if r.key is None else to_json(r.key).encode("utf-8") for r in records],
+            "value": [None if r.value is None else to_json(r.value).encode("utf-8") for r in records],
             "topic": [topic] * len(records),
             "partition": [0] * len(records),
             "offset": offsets,
@@ -291,9 +282,7 @@ def write_kafka_records(
         schema=KAFKA_RECORD_SCHEMA,
     )
     folder.mkdir(parents=True, exist_ok=True)
-    pq.write_table(
-        table, folder / f"{topic}+0+{first_offset:010d}.parquet", compression="snappy"
-    )
+    pq.write_table(table, folder / f"{topic}+0+{first_offset:010d}.parquet", compression="snappy")
     return first_offset + len(records)
 
 
@@ -301,9 +290,7 @@ def write_json_lines(path: Path, messages: Sequence[Json | str]) -> None:
     """One message per line, `\\n` line ends. A str is written as is (a broken line)."""
     lines = [m if isinstance(m, str) else to_json(m) for m in messages]
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(
-        "".join(f"{line}\n" for line in lines), encoding="utf-8", newline=""
-    )
+    path.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8", newline="")
 
 
 def write_gitkeep(folder: Path) -> None:
@@ -481,9 +468,7 @@ def write_customers(folder: Path) -> None:
     bob_bronze = BOB.but(tier="bronze")  # the late pos 2500 change (file B)
     bob_gold = BOB.but(tier="gold", credit_limit="5000.00")
     dmitri_debit = DMITRI.but(credit_limit="-12.50")
-    alice_renamed = ALICE.but(
-        email="alice.martin-lopez@example.com", full_name="Alice Martin-Lopez"
-    )
+    alice_renamed = ALICE.but(email="alice.martin-lopez@example.com", full_name="Alice Martin-Lopez")
 
     file_a = [
         # offsets 0-2: initial snapshot, all read at the same binlog position
@@ -649,12 +634,8 @@ ORDER_COLUMNS = [
     decimal_field("amount", 20, 2, optional=True),
     connect_field("status", "string"),
     connect_field("note", "string"),
-    connect_field(
-        "ordered_at", "int64", name="io.debezium.time.MicroTimestamp", version=1
-    ),
-    connect_field(
-        "updated_at", "string", name="io.debezium.time.ZonedTimestamp", version=1
-    ),
+    connect_field("ordered_at", "int64", name="io.debezium.time.MicroTimestamp", version=1),
+    connect_field("updated_at", "string", name="io.debezium.time.ZonedTimestamp", version=1),
 ]
 ORDERS_SCHEMA = debezium_envelope_schema(
     ORDERS_TOPIC,
@@ -766,9 +747,7 @@ def orders_source(
     table: str = "orders",
     snapshot: bool = False,
 ) -> Json:
-    return postgres_source(
-        table, committed_at, tx_id, lsn, last_commit_lsn, snapshot=snapshot
-    )
+    return postgres_source(table, committed_at, tx_id, lsn, last_commit_lsn, snapshot=snapshot)
 
 
 def with_schema(payload: Json) -> Json:
@@ -778,12 +757,8 @@ def with_schema(payload: Json) -> Json:
 def write_orders(folder: Path) -> None:
     snapshot_at = "2024-03-01T09:00:05Z"
     snapshot_lsn = 24023128
-    order_1002_paid = ORDER_1002.but(
-        status="paid", updated_at="2024-03-01T09:15:00.250000Z"
-    )
-    order_1003_shipped = ORDER_1003.but(
-        status="shipped", updated_at="2024-03-01T10:05:47.930000Z"
-    )
+    order_1002_paid = ORDER_1002.but(status="paid", updated_at="2024-03-01T09:15:00.250000Z")
+    order_1003_shipped = ORDER_1003.but(status="shipped", updated_at="2024-03-01T10:05:47.930000Z")
     write_json_lines(
         folder / "orders-0001.jsonl",
         [
@@ -874,15 +849,11 @@ def write_orders(folder: Path) -> None:
             "entity_id": 1004,
             "logged_at": epoch_micros("2024-03-01T10:11:02.000000Z"),
         },
-        orders_source(
-            "2024-03-01T10:11:02Z", 787, 24024472, 24024440, table="audit_log"
-        ),
+        orders_source("2024-03-01T10:11:02Z", 787, 24024472, 24024440, table="audit_log"),
         "c",
         epoch_millis("2024-03-01T10:11:02.356Z"),
     )
-    bad_customer = ORDER_1003.but(
-        ordered_at="2024-03-01T10:12:30.000000Z", updated_at="2024-03-01T10:12:30Z"
-    )
+    bad_customer = ORDER_1003.but(ordered_at="2024-03-01T10:12:30.000000Z", updated_at="2024-03-01T10:12:30Z")
     bad_customer_image = bad_customer.image() | {
         "id": 1005,
         "customer_id": "abc",
@@ -1053,10 +1024,7 @@ class Region:
         )
 
     def where(self) -> str:
-        return (
-            f"r_regionkey={self.r_regionkey} AND r_name={self.r_name} "
-            f"AND r_comment={self.r_comment}"
-        )
+        return f"r_regionkey={self.r_regionkey} AND r_name={self.r_name} AND r_comment={self.r_comment}"
 
 
 REGIONS = [
@@ -1373,9 +1341,7 @@ CDL_V2_SCHEMA: Json = {
 }
 
 
-def cdl_row(
-    count1: int, row_id: int, time1: int | str | None, decimal_num: str | None
-) -> Json:
+def cdl_row(count1: int, row_id: int, time1: int | str | None, decimal_num: str | None) -> Json:
     return {"count1": count1, "id": row_id, "time1": time1, "decimalNum": decimal_num}
 
 
@@ -1469,9 +1435,7 @@ def write_ct_pg2hudi(folder: Path) -> None:
                 row_35,
             ),
             # line 4: primary key change 34 -> 340 (full data image)
-            cdl_v1(
-                "UPDATE", 1707048455902, 163955222560, 57227618, 340, row_340, row_34
-            ),
+            cdl_v1("UPDATE", 1707048455902, 163955222560, 57227618, 340, row_340, row_34),
             cdl_v1(
                 "DELETE",
                 1707048601337,
@@ -1484,9 +1448,7 @@ def write_ct_pg2hudi(folder: Path) -> None:
             # line 6: heartbeat
             cdl_v1(None, 1707048660000, 163955223200, 57227630, None, None, None),
             # lines 7-8: message_version 2.0 (open-source Debezium JSON)
-            cdl_v2(
-                "c", 1707048891235, 57227663, 163955586912, 1707048984208, None, row_36
-            ),
+            cdl_v2("c", 1707048891235, 57227663, 163955586912, 1707048984208, None, row_36),
             cdl_v2(
                 "u",
                 1707049102514,
