@@ -81,3 +81,20 @@
     {#- One timestamp per dbt invocation: the watermark every downstream incremental model reads. -#}
     timestamp'{{ run_started_at.strftime("%Y-%m-%d %H:%M:%S.%f") }}'
 {%- endmacro %}
+
+
+{% macro cdc_staged_records(record_outcome, where='true') %}
+    {#-
+        The records of every staging model (var cdc_staging_models) with one record_outcome
+        (change, control or quarantined), as one union: what each flavour contributes to the
+        intermediate layer.
+    -#}
+    {%- for model_name in var('cdc_staging_models') %}
+    select *
+    from {{ ref(model_name) }}
+    where record_outcome = '{{ record_outcome }}' and {{ where }}
+    {%- if not loop.last %}
+    union all
+    {%- endif %}
+    {%- endfor %}
+{% endmacro %}

@@ -1,30 +1,15 @@
 {{ config(materialized='incremental', incremental_strategy='append') }}
 
 {%- set target_tables = cdc_target_tables() -%}
-{%- set loaded_after = cdc_watermark(this, 'loaded_at') if is_incremental() else none -%}
-{%- set is_new_record = 'loaded_at > ' ~ loaded_after if loaded_after else 'true' -%}
 
 with
 
-{% for model_name in var('cdc_staging_models') %}
-{{ model_name }} as (
-    select *
-    from {{ ref(model_name) }}
-    where record_outcome = 'change' and {{ is_new_record }}
+staged_changes as (
+    {{ cdc_staged_records('change', where=cdc_is_new_record()) }}
 ),
 
-{% endfor %}
 target_tables as (
     {{ cdc_target_tables_values(target_tables) }}
-),
-
-staged_changes as (
-    {%- for model_name in var('cdc_staging_models') %}
-    select * from {{ model_name }}
-    {%- if not loop.last %}
-    union all
-    {%- endif %}
-    {%- endfor %}
 ),
 
 routed_changes as (

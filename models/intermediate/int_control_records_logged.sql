@@ -2,25 +2,12 @@
 
 with
 
-{% for model_name in var('cdc_staging_models') %}
-{{ model_name }} as (
-    select *
-    from {{ ref(model_name) }}
-    where record_outcome = 'control'
+control_records as (
+    {{ cdc_staged_records('control') }}
 ),
 
-{% endfor %}
 outcome_reasons as (
     select * from {{ ref('cdc_outcome_reasons') }}
-),
-
-control_records as (
-    {%- for model_name in var('cdc_staging_models') %}
-    select * from {{ model_name }}
-    {%- if not loop.last %}
-    union all
-    {%- endif %}
-    {%- endfor %}
 ),
 
 final as (

@@ -5,14 +5,10 @@
 
 with
 
-{% for model_name in var('cdc_staging_models') %}
-{{ model_name }} as (
-    select *
-    from {{ ref(model_name) }}
-    where record_outcome = 'quarantined'
+staged_quarantined_records as (
+    {{ cdc_staged_records('quarantined') }}
 ),
 
-{% endfor %}
 change_events as (
     select *
     from {{ ref('int_change_events_keyed') }}
@@ -24,30 +20,25 @@ outcome_reasons as (
 ),
 
 unparsed_records as (
-    {%- for model_name in var('cdc_staging_models') %}
     select
-        {{ model_name }}.raw_record_id,
-        {{ model_name }}.row_index,
-        {{ model_name }}.flavour,
+        staged_quarantined_records.raw_record_id,
+        staged_quarantined_records.row_index,
+        staged_quarantined_records.flavour,
         'staging' as quarantined_at,
-        {{ model_name }}.outcome_reason as reason_code,
+        staged_quarantined_records.outcome_reason as reason_code,
         cast(null as string) as reason_detail,
-        {{ model_name }}.source_database,
-        {{ model_name }}.source_schema,
-        {{ model_name }}.source_table,
-        {{ model_name }}.landing_file,
-        {{ model_name }}.landing_position,
-        {{ model_name }}.kafka_topic,
-        {{ model_name }}.kafka_partition,
-        {{ model_name }}.kafka_offset,
-        {{ model_name }}.raw_key,
-        {{ model_name }}.raw_value,
-        {{ model_name }}.loaded_at
-    from {{ model_name }}
-    {%- if not loop.last %}
-    union all
-    {%- endif %}
-    {%- endfor %}
+        staged_quarantined_records.source_database,
+        staged_quarantined_records.source_schema,
+        staged_quarantined_records.source_table,
+        staged_quarantined_records.landing_file,
+        staged_quarantined_records.landing_position,
+        staged_quarantined_records.kafka_topic,
+        staged_quarantined_records.kafka_partition,
+        staged_quarantined_records.kafka_offset,
+        staged_quarantined_records.raw_key,
+        staged_quarantined_records.raw_value,
+        staged_quarantined_records.loaded_at
+    from staged_quarantined_records
 ),
 
 rejected_changes as (

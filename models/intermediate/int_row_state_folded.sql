@@ -9,9 +9,6 @@
     changes together with the stored state of the key buckets they touch (and of every bucket
     of a table that got a new truncation) and rewrites only those buckets.
 -#}
-{%- set loaded_after = cdc_watermark(this, 'loaded_at') if is_incremental() else none -%}
-{%- set is_new_record = 'loaded_at > ' ~ loaded_after if loaded_after else 'true' -%}
-{%- set is_new_truncation = 'latest_truncations.loaded_at > ' ~ loaded_after if loaded_after else 'true' -%}
 
 with
 
@@ -21,7 +18,7 @@ change_events as (
     where
         rejection_reason is null
         and change_kind != 'truncate_table'
-        and {{ is_new_record }}
+        and {{ cdc_is_new_record() }}
 ),
 
 table_truncations as (
@@ -75,7 +72,7 @@ touched_buckets as (
     from stored_row_states
     inner join latest_truncations
         on stored_row_states.target_table = latest_truncations.target_table
-    where {{ is_new_truncation }}
+    where {{ cdc_is_new_record('latest_truncations.loaded_at') }}
 ),
 
 touched_row_states as (

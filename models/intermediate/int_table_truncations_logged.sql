@@ -1,7 +1,5 @@
 {{ config(materialized='incremental', incremental_strategy='append') }}
 
-{%- set loaded_after = cdc_watermark(this, 'loaded_at') if is_incremental() else none -%}
-{%- set is_new_record = 'loaded_at > ' ~ loaded_after if loaded_after else 'true' -%}
 
 with
 
@@ -11,7 +9,7 @@ change_events as (
     where
         change_kind = 'truncate_table'
         and rejection_reason is null
-        and {{ is_new_record }}
+        and {{ cdc_is_new_record() }}
 ),
 
 final as (

@@ -116,7 +116,8 @@ def rows_as_text(spark: SparkSession, query: str) -> list[tuple[str | None, ...]
 def table_rows(
     spark: SparkSession, schema: str, table: str, columns: Sequence[str], order_by: Sequence[str]
 ) -> list[tuple[str | None, ...]]:
-    """Selected columns of a current-state table, as text, in key order."""
+    """Selected columns of a current-state table, as text, in key order (re-listing its files first)."""
+    spark.sql(f"refresh table {schema}_marts.{table}")
     return rows_as_text(
         spark,
         f"select {', '.join(columns)} from {schema}_marts.{table} order by {', '.join(order_by)}",

@@ -1,0 +1,66 @@
+"""Deletes in a later run: rows that an earlier run made current disappear from the
+current-state table even when their key buckets end up with no live row (insert_overwrite
+alone would leave such a bucket untouched), and a later insert comes back on its own."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pyspark.sql import SparkSession
+
+from conftest import Dbt, table_rows
+
+SCHEMA = "it_deletes"
+MODELS = ["run", "--select", "+test__test"]
+
+
+def change(op: str, row_id: int, position: int, value: str | None = None) -> str:
+    """A bare Debezium MySQL change of test.test."""
+    image = {"id": row_id, "value": value}
+    return json.dumps(
+        {
+            "before": image if op == "d" else None,
+            "after": None if op == "d" else image,
+            "source": {
+                "connector": "mysql",
+                "db": "test",
+                "table": "test",
+                "file": "mysql-bin.000001",
+                "pos": position,
+                "row": 0,
+            },
+            "op": op,
+            "ts_ms": 1700000000000 + position,
+        }
+    )
+
+
+def land(landing_root: Path, name: str, lines: list[str]) -> None:
+    folder = landing_root / "debezium" / "json_lines"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text("".join(f"{line}\n" for line in lines))
+
+
+def test_rows_deleted_by_a_later_run_leave_the_current_state(
+    dbt: Dbt, spark: SparkSession, tmp_path: Path
+) -> None:
+    landing_root = tmp_path / "landing"
+
+    land(
+        landing_root, "run-1.jsonl", [change("c", row_id, 10 * row_id, f"v{row_id}") for row_id in (1, 2, 3)]
+    )
+    dbt.run(*MODELS, schema=SCHEMA, landing_root=landing_root)
+    assert table_rows(spark, SCHEMA, "test__test", ["id", "value"], ["id"]) == [
+        ("1", "v1"),
+        ("2", "v2"),
+        ("3", "v3"),
+    ]
+
+    land(landing_root, "run-2.jsonl", [change("d", row_id, 100 + row_id) for row_id in (1, 2, 3)])
+    dbt.run(*MODELS, schema=SCHEMA, landing_root=landing_root)
+    assert table_rows(spark, SCHEMA, "test__test", ["id", "value"], ["id"]) == []
+
+    land(landing_root, "run-3.jsonl", [change("c", 4, 200, "v4"), change("c", 1, 5, "too old")])
+    dbt.run(*MODELS, schema=SCHEMA, landing_root=landing_root)
+    assert table_rows(spark, SCHEMA, "test__test", ["id", "value"], ["id"]) == [("4", "v4")]
