@@ -81,16 +81,24 @@ class Dbt:
         landing_root: Path,
         extra_vars: dict[str, Any] | None = None,
         check: bool = True,
+        in_process_state_dir: Path | None = None,
     ) -> subprocess.CompletedProcess[str]:
-        env = os.environ | {
-            "CDC_TARGET": "connect",
-            "SPARK_REMOTE": self.spark_remote,
-            "CDC_SCHEMA": schema,
-            "DBT_PROFILES_DIR": str(PROJECT_DIR / "profiles"),
-            "DBT_TARGET_PATH": str(PROJECT_DIR / "target" / "pytest"),
-            # dbt-spark's session method asks for Hive support, a static config the server already has.
-            "PYTHONWARNINGS": "ignore:Failed to set spark.sql.catalogImplementation:UserWarning",
-        }
+        """Runs dbt through the Connect server, or with Spark in the dbt process (the `local`
+        target, as bin/demo runs) on its own warehouse when in_process_state_dir is given."""
+        target = {"CDC_TARGET": "connect", "SPARK_REMOTE": self.spark_remote}
+        if in_process_state_dir is not None:
+            target = {"CDC_TARGET": "local", "CDC_SPARK_STATE_DIR": str(in_process_state_dir)}
+        env = (
+            {name: value for name, value in os.environ.items() if name != "SPARK_REMOTE"}
+            | target
+            | {
+                "CDC_SCHEMA": schema,
+                "DBT_PROFILES_DIR": str(PROJECT_DIR / "profiles"),
+                "DBT_TARGET_PATH": str(PROJECT_DIR / "target" / "pytest"),
+                # dbt-spark's session method asks for Hive support, a static config the server already has.
+                "PYTHONWARNINGS": "ignore:Failed to set spark.sql.catalogImplementation:UserWarning",
+            }
+        )
         dbt_vars = {"cdc_landing_root": str(landing_root), **(extra_vars or {})}
         command = [str(PROJECT_DIR / ".venv" / "bin" / "dbt"), *args, "--vars", json.dumps(dbt_vars)]
         result = subprocess.run(command, cwd=PROJECT_DIR, env=env, capture_output=True, text=True)

@@ -1,0 +1,30 @@
+"""The dbt unit tests (one per parsing, routing and folding rule, in models/**/_*__unit_tests.yml),
+run the way bin/demo runs dbt: Spark inside the dbt process (the `local` target), on a warehouse
+of their own. `+test_type:unit` builds the models they read, on the sample data, first."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+from conftest import SAMPLE_LANDING, STATE_DIR, Dbt
+
+
+def test_every_unit_test_passes(dbt: Dbt, tmp_path: Path) -> None:
+    landing_root = tmp_path / "landing"
+    shutil.copytree(SAMPLE_LANDING, landing_root)
+    state_dir = STATE_DIR / "in-process"
+    result = dbt.run(
+        "build",
+        "--select",
+        "+test_type:unit",
+        "--exclude",
+        "test_type:data",
+        schema="it_unit",
+        landing_root=landing_root,
+        in_process_state_dir=state_dir,
+    )
+    unit_tests_passed = re.findall(r"PASS \S+::\S+", result.stdout)
+    assert len(unit_tests_passed) >= 30, result.stdout[-3000:]
+    assert "ERROR=0" in result.stdout
