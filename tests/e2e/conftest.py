@@ -88,8 +88,15 @@ class Dbt:
         target = {"CDC_TARGET": "connect", "SPARK_REMOTE": self.spark_remote}
         if in_process_state_dir is not None:
             target = {"CDC_TARGET": "local", "CDC_SPARK_STATE_DIR": str(in_process_state_dir)}
+        # PySpark marks this process as a Connect client (SPARK_CONNECT_MODE_ENABLED) once a
+        # test opened a session; dbt must not inherit that when it runs Spark in-process.
+        inherited = {
+            name: value
+            for name, value in os.environ.items()
+            if name not in ("SPARK_REMOTE", "SPARK_CONNECT_MODE_ENABLED")
+        }
         env = (
-            {name: value for name, value in os.environ.items() if name != "SPARK_REMOTE"}
+            inherited
             | target
             | {
                 "CDC_SCHEMA": schema,
