@@ -418,8 +418,13 @@ class TreeRssSampler(threading.Thread):
             stack.extend((child, names.get(pid, ""), statm) for child in children.get(pid, []))
             self._cpu_ticks[pid] = cpu_ticks.get(pid, self._cpu_ticks.get(pid, 0))
             # A child spawned with vfork/posix_spawn (the JVM runs commands that way) shares its
-            # parent's memory until it execs, and shows the same statm: count that memory once.
-            if statm[:3] == parent_statm[:3] and names.get(pid) == parent_name:
+            # parent's memory until it execs: same name, same address space size (read a moment
+            # apart, so allow 1 %). Count that memory once.
+            if (
+                names.get(pid) == parent_name
+                and parent_statm
+                and abs(int(statm[0]) - int(parent_statm[0])) <= int(parent_statm[0]) // 100
+            ):
                 continue
             total += resident_kb
             if resident_kb > self.peak_process_kb:
@@ -716,7 +721,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--keep", action="store_true", help="keep the temporary folder (project copy, landing, Spark state)"
     )
     parser.add_argument(
-        "--work-dir", type=Path, default=None, help="parent of the temporary folder (default: the system's)"
+        "--work-dir",
+        type=Path,
+        default=None,
+        help="parent of the temporary folder (none: the system temp folder)",
     )
     args = parser.parse_args(argv)
     if args.keys < 1 or args.rounds < 0 or args.lines_per_file < 1:
