@@ -1,165 +1,159 @@
 {#-
-    Folding changes into row state. The fold is independent of the order and the batches in
-    which changes arrive: a row's state is a function of the set of its changes, so that
-    folding (previous state + new changes) equals folding every change at once.
+    Folding changes into row state, for one target table, with typed columns.
 
-    Change kinds (int_change_events_keyed.change_kind):
-      replace_row     insert, snapshot read, or an update that carries every declared column
-      update_columns  an update that carries some declared columns (partial image)
-      delete_row      delete, or the old key of a key change
-    Every change has a version (cdc_change_version_type): sequence, then arrival.
+    A row state and a single change have the same shape (cdc_typed_changes gives one row per
+    change in it), so one fold serves three places: the new changes of a run (the delta it
+    appends), the view that combines the stored base with the deltas, and the compaction that
+    folds deltas into the base. The fold is associative and idempotent: fold(A + B) =
+    fold(fold(A) + fold(B)) and folding a change twice changes nothing, so the state does not
+    depend on how changes were split into runs, nor on duplicates or late arrivals.
 
-    The state of a row, given all its changes:
-      reset    = the replace_row / delete_row change with the highest version, or the table's
-                 latest truncation if that is higher (a truncation deletes every older row)
-      columns  = the reset's image (nothing after a delete), overlaid column by column with the
-                 update_columns changes newer than the reset, the newest one winning per column
-      deleted  = the reset is a delete and no update came after it (the row is a tombstone:
-                 it stays in the state so that an older change arriving late stays ignored)
+    Every change has a version (cdc_change_version_type): sequence, then arrival. Per key:
+      reset    = the whole-row change (replace or delete) with the highest version, or the
+                 table's latest truncation if that is higher (a delete of every older row)
+      column c = the value from the newest change that sets c: the reset sets every column
+                 (a delete sets them to null), a partial update sets the columns it carries
+      deleted  = the reset is a delete and no partial update is newer than it (a tombstone:
+                 it stays in the state so that an older change arriving late stays ignored);
+                 a row no change applies to (only rejected changes) does not exist
     An update for a key never seen creates the row from the columns it carries.
 
-    The state keeps what a later fold needs: the reset's version and, for each column set by a
-    later update, that update's version. A stored state turns back into changes with
-    cdc_row_state_as_changes.
+    Each rule is a native aggregate (max_by / max over the version struct), which Spark runs
+    with generated code; nothing is kept per column but the version of a value set by a
+    partial update newer than the reset (null otherwise, which Parquet stores for free).
 -#}
 
-{% macro cdc_fold_group_changes(changes_relation) %}
-    {#- Per row: its latest reset, its column updates, its latest change. -#}
-    select
-        changes.target_table,
-        changes.key_bucket,
-        changes.row_key,
-        max_by(
-            named_struct('version', changes.change_version, 'kind', changes.change_kind, 'image', changes.row_image),
-            changes.change_version
-        ) filter (where changes.change_kind in ('replace_row', 'delete_row')) as last_reset,
-        collect_list(
-            named_struct('version', changes.change_version, 'image', changes.row_image)
-        ) filter (where changes.change_kind = 'update_columns') as column_updates,
-        max(changes.last_change) as last_change,
-        max(changes.loaded_at) as loaded_at
-    from {{ changes_relation }} as changes
-    group by
-        changes.target_table,
-        changes.key_bucket,
-        changes.row_key
-{% endmacro %}
-
-
-{% macro cdc_fold_apply_truncations(grouped_relation, truncations_relation) %}
-    {#- A truncation newer than a row's reset becomes its reset: a delete at the truncation's version. -#}
-    select
-        grouped.target_table,
-        grouped.key_bucket,
-        grouped.row_key,
-        case
-            when
-                truncations.truncate_version is not null
-                and (grouped.last_reset is null or truncations.truncate_version > grouped.last_reset.version)
-                then named_struct(
-                    'version', truncations.truncate_version,
-                    'kind', 'delete_row',
-                    'image', cast(null as map<string, string>)
-                )
-            else grouped.last_reset
-        end as reset,
-        grouped.column_updates,
-        grouped.last_change,
-        grouped.loaded_at
-    from {{ grouped_relation }} as grouped
-    left join {{ truncations_relation }} as truncations
-        on grouped.target_table = truncations.target_table
-{% endmacro %}
-
-
-{% macro cdc_fold_row_states(reset_relation) %}
-    {#- The row state: reset image overlaid with the newer column updates, in version order. -#}
-    select
-        resets.target_table,
-        resets.row_key,
-        if(
-            resets.reset.kind = 'delete_row' and size(updates_after_reset) = 0,
-            null,
-            aggregate(
-                updates_after_reset,
-                coalesce(resets.reset.image, cast(map() as map<string, string>)),
-                (row_values, column_update) -> map_concat(
-                    map_filter(row_values, (column_name, column_value) -> not map_contains_key(column_update.image, column_name)),
-                    column_update.image
-                )
-            )
-        ) as row_values,
-        coalesce(resets.reset.kind = 'delete_row' and size(updates_after_reset) = 0, false) as is_deleted,
-        resets.reset.version as reset_version,
-        aggregate(
-            updates_after_reset,
-            cast(map() as map<string, {{ cdc_change_version_type() }}>),
-            (column_versions, column_update) -> map_concat(
-                map_filter(
-                    column_versions,
-                    (column_name, column_version) -> not map_contains_key(column_update.image, column_name)
-                ),
-                transform_values(column_update.image, (column_name, column_value) -> column_update.version)
-            )
-        ) as column_versions,
-        resets.last_change,
-        resets.loaded_at,
-        resets.key_bucket
-    from (
-        select
-            reset_rows.*,
-            array_sort(
-                filter(
-                    reset_rows.column_updates,
-                    column_update -> reset_rows.reset is null or column_update.version > reset_rows.reset.version
-                ),
-                (left_update, right_update) -> case
-                    when left_update.version < right_update.version then -1
-                    when left_update.version > right_update.version then 1
-                    else 0
-                end
-            ) as updates_after_reset
-        from {{ reset_relation }} as reset_rows
-    ) as resets
-{% endmacro %}
-
-
-{% macro cdc_row_state_as_changes(row_states_relation) %}
+{% macro cdc_fold_row_states(row_states_relation, target_table) %}
     {#-
-        Stored row states as the changes that rebuild them: the reset (replace or delete) and
-        one single-column update per column set after it. Folding these with new changes
-        gives the same state as folding every change ever seen.
+        row_states_relation: rows in row-state shape (the declared columns of `target_table`,
+        _cdc_reset, _cdc_column_versions, _cdc_last_change, _cdc_loaded_at,
+        _cdc_truncated_before). Returns the folded row states, one per key, plus one row (every
+        key null) holding the latest truncation; _cdc_is_deleted is true for tombstones and for
+        that row. Columns come in the order cdc_row_state_columns() names them.
     -#}
-    select
-        row_states.target_table,
-        row_states.key_bucket,
-        row_states.row_key,
-        if(row_states.is_deleted, 'delete_row', 'replace_row') as change_kind,
-        row_states.reset_version as change_version,
-        if(
-            row_states.is_deleted,
-            null,
-            map_filter(
-                row_states.row_values,
-                (column_name, column_value) -> not map_contains_key(row_states.column_versions, column_name)
-            )
-        ) as row_image,
-        row_states.last_change,
-        row_states.loaded_at
-    from {{ row_states_relation }} as row_states
-    where row_states.reset_version is not null
+    {%- set key_names = target_table.key_columns -%}
+    {%- set value_columns = [] -%}
+    {%- for column in target_table.columns if column.name not in key_names -%}
+        {%- do value_columns.append(column) -%}
+    {%- endfor -%}
+    with
 
-    union all
+    grouped_rows as (
+        select
+            {%- for name in key_names %}
+            row_states.{{ cdc_quote(name) }},
+            {%- endfor %}
+            max(row_states._cdc_truncated_before) as truncated_before,
+            max_by(row_states._cdc_reset, row_states._cdc_reset.version) as reset,
+            {%- for column in value_columns %}
+            max_by(
+                row_states.{{ cdc_quote(column.name) }},
+                coalesce(row_states._cdc_column_versions.{{ cdc_quote(column.name) }}, row_states._cdc_reset.version)
+            ) as {{ cdc_quote(column.name) }},
+            max(
+                coalesce(row_states._cdc_column_versions.{{ cdc_quote(column.name) }}, row_states._cdc_reset.version)
+            ) as _version_{{ loop.index }},
+            {%- endfor %}
+            max(row_states._cdc_last_change) as last_change,
+            max(row_states._cdc_loaded_at) as loaded_at
+        from {{ row_states_relation }} as row_states
+        group by {% for name in key_names %}row_states.{{ cdc_quote(name) }}{{ ', ' if not loop.last }}{% endfor %}
+    ),
 
-    select
-        row_states.target_table,
-        row_states.key_bucket,
-        row_states.row_key,
-        'update_columns' as change_kind,
-        column_version.version as change_version,
-        map(column_version.column_name, row_states.row_values[column_version.column_name]) as row_image,
-        row_states.last_change,
-        row_states.loaded_at
-    from {{ row_states_relation }} as row_states
-    lateral view explode(row_states.column_versions) column_version as column_name, version
+    latest_truncation as (
+        select max(grouped_rows.truncated_before) as version
+        from grouped_rows
+    ),
+
+    reset_rows as (
+        select
+            grouped_rows.*,
+            case
+                when
+                    latest_truncation.version is not null
+                    and (grouped_rows.reset is null or grouped_rows.reset.version < latest_truncation.version)
+                    then named_struct('version', latest_truncation.version, 'is_delete', true)
+                else grouped_rows.reset
+            end as effective_reset
+        from grouped_rows
+        cross join latest_truncation
+        -- keys with a change (a rejected change carries no state, and no last change)
+        where grouped_rows.truncated_before is null and grouped_rows.last_change is not null
+    ),
+
+    key_rows as (
+        select
+            {%- for column in target_table.columns %}
+            {%- set value_index = _cdc_column_index(value_columns, column.name) %}
+            {%- if value_index %}
+            -- a value older than the reset (a truncation newer than it) is gone
+            if(
+                reset_rows._version_{{ value_index }} < reset_rows.effective_reset.version,
+                null,
+                reset_rows.{{ cdc_quote(column.name) }}
+            ) as {{ cdc_quote(column.name) }},
+            {%- else %}
+            reset_rows.{{ cdc_quote(column.name) }},
+            {%- endif %}
+            {%- endfor %}
+            reset_rows.effective_reset as _cdc_reset,
+            named_struct(
+                {%- for column in value_columns %}
+                {{ cdc_sql_string(column.name) }}, {{ _cdc_version_after_reset('reset_rows', loop.index) }},
+                {%- endfor %}
+                '_cdc_none', cast(null as {{ cdc_change_version_type() }})
+            ) as _cdc_column_versions,
+            reset_rows.last_change as _cdc_last_change,
+            reset_rows.loaded_at as _cdc_loaded_at,
+            cast(null as {{ cdc_change_version_type() }}) as _cdc_truncated_before,
+            coalesce(reset_rows.effective_reset.is_delete, true)
+            {%- for column in value_columns %}
+            and {{ _cdc_version_after_reset('reset_rows', loop.index) }} is null
+            {%- endfor %} as _cdc_is_deleted
+        from reset_rows
+    ),
+
+    truncation_rows as (
+        select
+            {%- for column in target_table.columns %}
+            null as {{ cdc_quote(column.name) }},
+            {%- endfor %}
+            null as _cdc_reset,
+            null as _cdc_column_versions,
+            grouped_rows.last_change as _cdc_last_change,
+            grouped_rows.loaded_at as _cdc_loaded_at,
+            grouped_rows.truncated_before as _cdc_truncated_before,
+            true as _cdc_is_deleted
+        from grouped_rows
+        where grouped_rows.truncated_before is not null
+    ),
+
+    final as (
+        select * from key_rows
+        union all
+        select * from truncation_rows
+    )
+
+    select * from final
+{% endmacro %}
+
+
+{% macro _cdc_version_after_reset(relation, index) -%}
+    {#- The version of value column `index` when it is newer than the row's reset (set by a later partial update). -#}
+    if(
+        {{ relation }}.effective_reset is null or {{ relation }}._version_{{ index }} > {{ relation }}.effective_reset.version,
+        {{ relation }}._version_{{ index }},
+        null
+    )
+{%- endmacro %}
+
+
+{% macro cdc_row_state_columns(target_table) %}
+    {#- The columns of a row state, in order: what the fold returns and the state table stores. -#}
+    {%- set names = [] -%}
+    {%- for column in target_table.columns -%}
+        {%- do names.append(column.name) -%}
+    {%- endfor -%}
+    {{ return(names + ['_cdc_reset', '_cdc_column_versions', '_cdc_last_change', '_cdc_loaded_at',
+                       '_cdc_truncated_before', '_cdc_is_deleted']) }}
 {% endmacro %}

@@ -1,98 +1,156 @@
+{#-
+    Current-state tables. The model file of one holds only `{{ cdc_current_state() }}`; its YAML
+    (config.meta.cdc + columns) says which source table it follows and how. It is built by the
+    cdc_current_state materialization (macros/materializations/cdc_current_state.sql) into:
+
+      <model>__cdc_state   table, partitioned by _cdc_batch: the folded row states (typed, with
+                           tombstones and versions). Batch 0 is the base; each run that has
+                           new changes appends their fold as one more batch (a delta).
+      <model>__cdc_rows    view: the state of every row, tombstones included: the base alone,
+                           or the fold of base and deltas while there are deltas.
+      <model>              view: the live rows, typed as declared, with the _cdc column.
+
+    When the deltas reach var cdc_compact_after_batches, they are folded into the base. A run
+    costs what its new changes cost (plus the compaction, every so many runs); a run with no
+    new change for the table writes nothing.
+-#}
+
 {% macro cdc_current_state() %}
-    {#-
-        The whole SQL of a current-state table: the live rows of one target table, typed as
-        its YAML declares. The model's file holds only `{{ cdc_current_state() }}`; its YAML
-        (config.meta.cdc + columns) says which source table it follows and how.
-
-        Incremental runs rewrite only the key buckets whose rows changed since the table's
-        last run (insert_overwrite on _cdc_key_bucket); buckets left without live rows are
-        dropped first by cdc_drop_emptied_buckets, the marts' pre-hook.
-    -#}
-    {%- set target_table = cdc_target_table(model.name) if execute else {'columns': []} -%}
-    {%- set touched_buckets = _cdc_touched_buckets() if execute and is_incremental() else none -%}
-
+    {#- The model SQL: the new changes of this table, typed, folded into row states (one delta). -#}
+    {%- set target_table = cdc_target_table(model.name) if execute else _cdc_lint_target_table() -%}
+    {%- set plan = cdc_state_plan(target_table) -%}
+    {%- if not plan.has_new_changes %}
+    -- {{ cdc_no_new_changes_marker() }}
+    {%- endif %}
     with
 
-    row_states as (
-        select *
-        from {{ ref('int_row_state_folded') }}
-        where target_table = '{{ model.name }}'
-    ),
-
-    current_rows as (
-        select row_states.*
-        from row_states
-        where
-            not row_states.is_deleted
-            {%- if touched_buckets is not none %}
-            and row_states.key_bucket in ({{ (touched_buckets or [-1]) | join(', ') }})
-            {%- endif %}
+    -- rejected changes come too, carrying no state (int_change_rejections_logged logs them)
+    new_changes as (
+        select typed_changes.*
+        from (
+            {{ cdc_typed_changes(target_table, plan.loaded_after) | indent(12) }}
+        ) as typed_changes
     ),
 
     final as (
-        select
-            {%- for column in target_table.columns %}
-            {{ cdc_value_from_normalized_text('current_rows.row_values[' ~ cdc_sql_string(column.name) ~ ']', column.data_type) }} as {{ column.name }},
-            {%- endfor %}
-            named_struct(
-                'operation', current_rows.last_change.operation,
-                'change_sequence', current_rows.last_change.version.sequence,
-                'commit_timestamp', current_rows.last_change.commit_timestamp,
-                'loaded_at', current_rows.loaded_at
-            ) as _cdc,
-            current_rows.key_bucket as _cdc_key_bucket
-        from current_rows
+        select folded_changes.*
+        from (
+            {{ cdc_fold_row_states('new_changes', target_table) | indent(12) }}
+        ) as folded_changes
     )
 
     select * from final
 {% endmacro %}
 
 
-{% macro cdc_drop_emptied_buckets() %}
+{% macro cdc_state_plan(target_table) %}
     {#-
-        Pre-hook of the current-state tables: insert_overwrite replaces only the buckets the
-        new rows fall in, so a touched bucket whose rows were all deleted is dropped here.
+        What this run of a current-state model does: {incremental, loaded_after, has_new_changes}.
+        Incremental when its state table exists and no full refresh was asked for; then only
+        changes staged after the newest one in the state are read (loaded_after, a literal),
+        and has_new_changes says whether there is any.
     -#}
-    {% if execute and is_incremental() and model.config.get('meta', {}).get('cdc') %}
-        {% set touched_buckets = _cdc_touched_buckets() %}
-        {% if touched_buckets | length > 0 %}
-            {% set query %}
-                select row_states.key_bucket
-                from {{ ref('int_row_state_folded') }} as row_states
-                where
-                    row_states.target_table = '{{ model.name }}'
-                    and row_states.key_bucket in ({{ touched_buckets | join(', ') }})
-                group by row_states.key_bucket
-                having count_if(not row_states.is_deleted) = 0
-            {% endset %}
-            {% set emptied = run_query(query).columns[0].values() %}
-            {% if emptied | length > 0 %}
-                {% set partitions = [] %}
-                {% for bucket in emptied %}
-                    {% do partitions.append('partition (_cdc_key_bucket = ' ~ bucket ~ ')') %}
-                {% endfor %}
-                alter table {{ this }} drop if exists {{ partitions | join(', ') }}
-            {% endif %}
-        {% endif %}
-    {% endif %}
+    {%- set full_build = {'incremental': false, 'loaded_after': none, 'has_new_changes': true} -%}
+    {%- if not execute or not cdc_state_is_incremental() -%}
+        {{ return(full_build) }}
+    {%- endif -%}
+    {%- set loaded_after = cdc_watermark(cdc_state_relation(this), '_cdc_loaded_at') -%}
+    {%- if loaded_after is none -%}
+        {{ return(full_build) }}
+    {%- endif -%}
+    {%- set probe -%}
+        select 1 as has_new_change
+        from ({{ cdc_staged_changes_of(target_table, loaded_after) }}) as new_staged_changes
+        limit 1
+    {%- endset -%}
+    {{ return({
+        'incremental': true,
+        'loaded_after': loaded_after,
+        'has_new_changes': run_query(probe).rows | length > 0,
+    }) }}
 {% endmacro %}
 
 
-{% macro _cdc_touched_buckets() %}
-    {#- Key buckets of this model's target table whose row states changed since its last run. -#}
-    {% if not execute %}
-        {{ return([]) }}
-    {% endif %}
-    {% set loaded_after = cdc_watermark(this, '_cdc.loaded_at') %}
-    {% set query %}
-        select distinct row_states.key_bucket
-        from {{ ref('int_row_state_folded') }} as row_states
-        where
-            row_states.target_table = '{{ model.name }}'
-            {%- if loaded_after %}
-            and row_states.loaded_at > {{ loaded_after }}
-            {%- endif %}
-        order by 1
-    {% endset %}
-    {{ return(run_query(query).columns[0].values() | map('int') | list) }}
+{% macro cdc_state_is_incremental() %}
+    {#- True when the model's state table exists and no full refresh was asked for. -#}
+    {%- if not execute or flags.FULL_REFRESH or (model.config.get('full_refresh') is true) -%}
+        {{ return(false) }}
+    {%- endif -%}
+    {%- set state_relation = cdc_state_relation(this) -%}
+    {{ return(adapter.get_relation(
+        database=state_relation.database, schema=state_relation.schema, identifier=state_relation.identifier
+    ) is not none) }}
 {% endmacro %}
+
+
+{% macro cdc_state_relation(relation) %}
+    {#- The state table behind the current-state view `relation`. -#}
+    {{ return(api.Relation.create(
+        database=relation.database, schema=relation.schema, identifier=relation.identifier ~ '__cdc_state', type='table'
+    )) }}
+{% endmacro %}
+
+
+{% macro cdc_rows_relation(relation) %}
+    {#- The view of every row's state (tombstones included) behind the current-state view `relation`. -#}
+    {{ return(api.Relation.create(
+        database=relation.database, schema=relation.schema, identifier=relation.identifier ~ '__cdc_rows', type='view'
+    )) }}
+{% endmacro %}
+
+
+{% macro cdc_no_new_changes_marker() -%}
+    cdc: no new changes for this table
+{%- endmacro %}
+
+
+{% macro cdc_rows_view_sql(target_table, state_relation, folded) %}
+    {#- Every row's state: the base as stored, or (folded=true) the fold of base and deltas. -#}
+    {%- if folded %}
+    select {{ _cdc_quoted_names(cdc_row_state_columns(target_table)) }}
+    from (
+        {{ cdc_fold_row_states(state_relation, target_table) | indent(8) }}
+    ) as row_states
+    {%- else %}
+    select {{ _cdc_quoted_names(cdc_row_state_columns(target_table)) }}
+    from {{ state_relation }}
+    {%- endif %}
+{% endmacro %}
+
+
+{% macro cdc_current_rows_view_sql(target_table, rows_relation) %}
+    {#- The live rows, typed as declared, with the _cdc column. -#}
+    select
+        {%- for column in target_table.columns %}
+        row_states.{{ cdc_quote(column.name) }},
+        {%- endfor %}
+        named_struct(
+            'operation', row_states._cdc_last_change.operation,
+            'change_sequence', row_states._cdc_last_change.version.sequence,
+            'commit_timestamp', row_states._cdc_last_change.commit_timestamp,
+            'loaded_at', row_states._cdc_loaded_at
+        ) as _cdc
+    from {{ rows_relation }} as row_states
+    where not row_states._cdc_is_deleted
+{% endmacro %}
+
+
+{% macro _cdc_lint_target_table() %}
+    {#- A stand-in registry entry, so that linting (execute false) renders the SQL of a real table. -#}
+    {{ return({
+        'name': model.name,
+        'source_database': 'lint',
+        'source_schema': none,
+        'source_table': 'lint',
+        'key_columns': ['id'],
+        'columns': [
+            {'name': 'id', 'data_type': 'bigint', 'encoding': none},
+            {'name': 'amount', 'data_type': 'decimal(10,2)', 'encoding': none},
+        ],
+    }) }}
+{% endmacro %}
+
+
+{% macro _cdc_quoted_names(names) -%}
+    {%- for name in names %}{{ cdc_quote(name) }}{{ ', ' if not loop.last }}{% endfor -%}
+{%- endmacro %}

@@ -1,9 +1,10 @@
 {#-
-    Canonical text: how every flavour writes a column value into the change event's
-    before/after/key images (map<string, string>), so that one typed cast per declared
-    column type (cdc_typed_value) serves all flavours.
+    Canonical text: how a column value is read before it is typed to its declared column
+    (cdc_typed_value). Staging keeps each image as the message carries it (map<string, variant>,
+    exact numbers) and the per-table typing (macros/typing/typed_changes.sql) turns the values
+    of the declared columns into canonical text, then into their declared types:
 
-      number        plain decimal text ('12.5', '-3', '1.2E32')
+      number        plain decimal text ('12.5', '-3', '1.2E32'), exact
       string        the string itself
       boolean       'true' / 'false'
       date          'yyyy-MM-dd'
@@ -34,170 +35,147 @@
 {%- endmacro %}
 
 
-{% macro cdc_decimal_text_from_bytes(bytes_expr, scale_expr) -%}
+{% macro cdc_signed_integer_from_hex(hex_expr) -%}
     {#-
-        Exact decimal text of a big-endian two's-complement unscaled integer (Kafka Connect
-        Decimal, Debezium VariableScaleDecimal) and its scale. Up to 38 digits; beyond that,
-        or for bytes that are not bytes, the result is null. The inputs are bound once
-        (a one-element transform) so that each is evaluated once.
+        The two's-complement integer written by `hex_expr` (big-endian hex digits, up to 32 =
+        16 bytes) as decimal(38, 0); null when empty, longer, or beyond 38 digits. Native
+        functions only: conv reads up to 16 hex digits as an unsigned integer, and a longer
+        number is its high part times 2^64 plus its low 16 digits. `hex_expr` should be a
+        column: it is referenced several times.
     -#}
-    try_element_at(
-        transform(
-            array(named_struct('bytes', {{ bytes_expr }}, 'scale', {{ scale_expr }})),
-            encoded -> try_element_at(
-                transform(
-                    array(named_struct('unscaled', {{ _cdc_unscaled_integer_from_bytes('encoded.bytes') }}, 'scale', encoded.scale)),
-                    decoded -> {{ _cdc_insert_decimal_point('decoded.unscaled', 'decoded.scale') }}
-                ),
-                1
-            )
-        ),
-        1
-    )
-{%- endmacro %}
-
-
-{% macro _cdc_unscaled_integer_from_bytes(bytes_expr) -%}
-    {#- Horner's rule over the bytes, the first one signed: that is two's complement. -#}
-    if(
-        length({{ bytes_expr }}) > 0,
-        aggregate(
-            transform(
-                if(length({{ bytes_expr }}) > 1, sequence(2, length({{ bytes_expr }})), array()),
-                byte_index -> cast(conv(substr(hex({{ bytes_expr }}), 2 * byte_index - 1, 2), 16, 10) as int)
-            ),
-            cast(
-                cast(conv(substr(hex({{ bytes_expr }}), 1, 2), 16, 10) as int)
-                - if(cast(conv(substr(hex({{ bytes_expr }}), 1, 2), 16, 10) as int) >= 128, 256, 0)
-                as decimal(38, 0)
-            ),
-            (unscaled, byte_value) -> cast(try_add(try_multiply(unscaled, 256), byte_value) as decimal(38, 0))
-        ),
-        null
-    )
-{%- endmacro %}
-
-
-{% macro _cdc_insert_decimal_point(unscaled_expr, scale_expr) -%}
-    {#- Places the decimal point `scale` digits from the right of an exact integer (a cheap expression). -#}
-    try_element_at(
-        transform(
-            array(named_struct(
-                'sign', if({{ unscaled_expr }} < 0, '-', ''),
-                'digits', lpad(
-                    cast(abs({{ unscaled_expr }}) as string),
-                    greatest(length(cast(abs({{ unscaled_expr }}) as string)), greatest({{ scale_expr }}, 0) + 1),
-                    '0'
-                ),
-                'scale', greatest({{ scale_expr }}, 0)
-            )),
-            parts -> if(
-                parts.scale = 0,
-                concat(parts.sign, parts.digits),
-                concat(
-                    parts.sign,
-                    substr(parts.digits, 1, length(parts.digits) - parts.scale),
-                    '.',
-                    substr(parts.digits, length(parts.digits) - parts.scale + 1)
-                )
-            )
-        ),
-        1
-    )
-{%- endmacro %}
-
-
-{% macro cdc_json_value_text(variant_expr) -%}
-    {#- Canonical text of a JSON value whose meaning is not known from a schema: by its JSON type. -#}
     case
-        when {{ variant_expr }} is null or is_variant_null({{ variant_expr }}) then null
-        when schema_of_variant({{ variant_expr }}) = 'STRING' then variant_get({{ variant_expr }}, '$', 'string')
-        else to_json({{ variant_expr }})
+        when length({{ hex_expr }}) between 1 and 16
+            then {{ _cdc_signed_hex_part(hex_expr) }}
+        when length({{ hex_expr }}) between 17 and 32
+            then try_add(
+                try_multiply(
+                    {{ _cdc_signed_hex_part('substr(' ~ hex_expr ~ ', 1, length(' ~ hex_expr ~ ') - 16)') }},
+                    cast('18446744073709551616' as decimal(38, 0))
+                ),
+                cast(conv(substr({{ hex_expr }}, -16), 16, 10) as decimal(38, 0))
+            )
     end
 {%- endmacro %}
 
 
-{% macro cdc_kafka_connect_value_text(variant_expr, field_schema_expr) -%}
-    {#-
-        Canonical text of one JSON value written by a Kafka Connect JSON converter (Debezium,
-        MRS CDL, Arcion), decoded with its field schema struct<type, name, parameters> when
-        the message carries one. A value that does not decode as its schema says is kept as
-        its raw text, so that the declared-type check quarantines it instead of a silent null.
-    -#}
-    case
-        when {{ variant_expr }} is null or is_variant_null({{ variant_expr }}) then null
-        else coalesce(
-            {{ _cdc_decode_kafka_connect_logical_value(variant_expr, field_schema_expr) }},
-            {{ cdc_json_value_text(variant_expr) }}
+{% macro _cdc_signed_hex_part(hex_expr) -%}
+    try_subtract(
+        cast(conv({{ hex_expr }}, 16, 10) as decimal(38, 0)),
+        if(
+            substr({{ hex_expr }}, 1, 1) >= '8',
+            try_add(cast(conv(repeat('F', length({{ hex_expr }})), 16, 10) as decimal(38, 0)), 1),
+            0
         )
-    end
-{%- endmacro %}
-
-
-{% macro _cdc_decode_kafka_connect_logical_value(v, field) -%}
-    case
-        when {{ field }}.name in ('io.debezium.time.Date', 'org.apache.kafka.connect.data.Date')
-            then cast(date_from_unix_date(try_variant_get({{ v }}, '$', 'int')) as string)
-        when {{ field }}.name in ('io.debezium.time.Timestamp', 'org.apache.kafka.connect.data.Timestamp')
-            then {{ cdc_timestamp_text("timestamp_millis(try_variant_get(" ~ v ~ ", '$', 'bigint'))") }}
-        when {{ field }}.name = 'io.debezium.time.MicroTimestamp'
-            then {{ cdc_timestamp_text("timestamp_micros(try_variant_get(" ~ v ~ ", '$', 'bigint'))") }}
-        when {{ field }}.name = 'io.debezium.time.NanoTimestamp'
-            then {{ cdc_timestamp_text("timestamp_micros(div(try_variant_get(" ~ v ~ ", '$', 'bigint'), 1000))") }}
-        when {{ field }}.name = 'io.debezium.time.ZonedTimestamp'
-            then {{ cdc_timestamp_text("try_cast(try_variant_get(" ~ v ~ ", '$', 'string') as timestamp)") }}
-        when {{ field }}.name in ('io.debezium.time.Time', 'org.apache.kafka.connect.data.Time')
-            then {{ cdc_time_of_day_text("try_variant_get(" ~ v ~ ", '$', 'bigint') * 1000") }}
-        when {{ field }}.name = 'io.debezium.time.MicroTime'
-            then {{ cdc_time_of_day_text("try_variant_get(" ~ v ~ ", '$', 'bigint')") }}
-        when {{ field }}.name = 'io.debezium.time.NanoTime'
-            then {{ cdc_time_of_day_text("div(try_variant_get(" ~ v ~ ", '$', 'bigint'), 1000)") }}
-        when {{ field }}.name = 'org.apache.kafka.connect.data.Decimal' and schema_of_variant({{ v }}) = 'STRING'
-            then {{ cdc_decimal_text_from_bytes(
-                "try_to_binary(variant_get(" ~ v ~ ", '$', 'string'), 'base64')",
-                "try_cast(" ~ field ~ ".parameters['scale'] as int)"
-            ) }}
-        when {{ field }}.name = 'io.debezium.data.VariableScaleDecimal'
-            or (
-                {{ field }}.name is null
-                and try_variant_get({{ v }}, '$.scale', 'int') is not null
-                and try_variant_get({{ v }}, '$.value', 'string') is not null
-            )
-            then {{ cdc_decimal_text_from_bytes(
-                "try_to_binary(try_variant_get(" ~ v ~ ", '$.value', 'string'), 'base64')",
-                "try_variant_get(" ~ v ~ ", '$.scale', 'int')"
-            ) }}
-    end
-{%- endmacro %}
-
-
-{% macro cdc_kafka_connect_image(image_expr, field_schemas_expr, unavailable_value=none) -%}
-    {#-
-        Canonical image map<string, string> of a Kafka Connect JSON struct parsed as
-        map<string, variant>, decoded with the struct's field schemas (a map from field name
-        to struct<field, type, name, parameters>; null when the message has no schema).
-        Columns holding `unavailable_value` (Debezium's placeholder for an unchanged Postgres
-        TOAST value, base64-encoded for bytea) are left out: absent means "unchanged".
-    -#}
-    transform_values(
-        {% if unavailable_value -%}
-        map_filter(
-            {{ image_expr }},
-            (column_name, column_value) -> coalesce(
-                schema_of_variant(column_value) != 'STRING'
-                or variant_get(column_value, '$', 'string') not in (
-                    '{{ unavailable_value }}', base64(cast('{{ unavailable_value }}' as binary))
-                ),
-                true
-            )
-        ),
-        {%- else -%}
-        {{ image_expr }},
-        {%- endif %}
-        (column_name, column_value) -> {{ cdc_kafka_connect_value_text(
-            'column_value', 'try_element_at(' ~ field_schemas_expr ~ ', column_name)'
-        ) }}
     )
+{%- endmacro %}
+
+
+{% macro cdc_decimal_text_from_digits(unscaled_expr, digits_expr, scale_expr) -%}
+    {#-
+        Decimal text from an unscaled integer (for its sign), the digits of its absolute value
+        left-padded to at least scale + 1 digits, and the scale (columns: each is referenced
+        several times).
+    -#}
+    concat(
+        if({{ unscaled_expr }} < 0, '-', ''),
+        if(
+            {{ scale_expr }} <= 0,
+            {{ digits_expr }},
+            concat(
+                substr({{ digits_expr }}, 1, length({{ digits_expr }}) - {{ scale_expr }}),
+                '.',
+                substr({{ digits_expr }}, length({{ digits_expr }}) - {{ scale_expr }} + 1)
+            )
+        )
+    )
+{%- endmacro %}
+
+
+{% macro cdc_value_decoding(variant_expr, field_schema_expr, data_type='string', encoding=none) -%}
+    {#-
+        How to read one JSON value (variant) bound for a column of `data_type`, given its Kafka
+        Connect field schema struct<field, type, name, parameters> (null without a schema): a
+        dict of SQL expressions, evaluated in steps by cdc_typed_changes (each step a column,
+        so that no expression is written twice):
+          text          the value's own text: strings as they are, numbers exact, objects as JSON
+          decimal_bytes the unscaled bytes when the value is an encoded decimal (Kafka Connect
+                        Decimal, Debezium VariableScaleDecimal, a schemaless {scale, value}, or
+                        schemaless base64 for a decimal column that is not decimal text)
+          decimal_scale their scale
+          time_text     canonical text of a Debezium / Kafka Connect date or time encoding
+        Only the encodings that can feed `data_type` are written (null otherwise).
+    -#}
+    {%- set text = "try_variant_get(" ~ variant_expr ~ ", '$', 'string')" -%}
+    {%- set field = field_schema_expr -%}
+    {%- set family = _cdc_type_family(data_type) -%}
+    {%- set declared = modules.re.match('^decimal\\((\\d+),(\\d+)\\)$', data_type | lower) -%}
+    {%- set decoding = {'text': text, 'decimal_bytes': 'cast(null as binary)', 'decimal_scale': 'cast(null as int)',
+                        'time_text': 'cast(null as string)'} -%}
+    {%- if family in ('number', 'string') -%}
+        {%- set is_bytes = "coalesce(" ~ field ~ ".name = 'org.apache.kafka.connect.data.Decimal', false)" -%}
+        {%- set is_variable = "(" ~ field ~ ".name = 'io.debezium.data.VariableScaleDecimal' or (" ~ field ~ " is null and startswith(" ~ text ~ ", '{')))" -%}
+        {%- set bytes -%}
+            case
+                when {{ is_bytes }} and schema_of_variant({{ variant_expr }}) = 'STRING' then try_to_binary({{ text }}, 'base64')
+                when {{ is_variable }} then try_to_binary(try_variant_get({{ variant_expr }}, '$.value', 'string'), 'base64')
+                {%- if declared and encoding == 'decimal_base64' %}
+                when {{ field }} is null then try_to_binary({{ text }}, 'base64')
+                {%- elif declared and encoding != 'decimal_text' %}
+                when {{ field }} is null and try_cast({{ text }} as {{ data_type }}) is null then try_to_binary({{ text }}, 'base64')
+                {%- endif %}
+            end
+        {%- endset -%}
+        {%- set scale -%}
+            case
+                when {{ is_bytes }} then try_cast({{ field }}.parameters['scale'] as int)
+                when {{ is_variable }} then try_variant_get({{ variant_expr }}, '$.scale', 'int')
+                {%- if declared %}
+                else {{ declared.group(2) }}
+                {%- endif %}
+            end
+        {%- endset -%}
+        {%- do decoding.update({'decimal_bytes': bytes, 'decimal_scale': scale}) -%}
+    {%- endif -%}
+    {%- if family in ('timestamp', 'date', 'string') -%}
+        {%- do decoding.update({'time_text': 'case ' ~ _cdc_logical_time_text(variant_expr, field, family) ~ ' end'}) -%}
+    {%- endif -%}
+    {{ return(decoding) }}
+{%- endmacro %}
+
+
+{% macro _cdc_type_family(data_type) -%}
+    {%- set data_type = data_type | lower -%}
+    {%- if data_type in ('tinyint', 'smallint', 'int', 'bigint', 'float', 'double') or data_type.startswith('decimal') -%}
+        {{ return('number') }}
+    {%- elif data_type in ('string', 'timestamp', 'date') -%}
+        {{ return(data_type) }}
+    {%- else -%}
+        {{ return('other') }}
+    {%- endif -%}
+{%- endmacro %}
+
+
+{% macro _cdc_logical_time_text(v, field, family) -%}
+    when {{ field }}.name in ('io.debezium.time.Date', 'org.apache.kafka.connect.data.Date')
+        then cast(date_from_unix_date(try_variant_get({{ v }}, '$', 'int')) as string)
+    {%- if family in ('timestamp', 'string') %}
+    when {{ field }}.name in ('io.debezium.time.Timestamp', 'org.apache.kafka.connect.data.Timestamp')
+        then {{ cdc_timestamp_text("timestamp_millis(try_variant_get(" ~ v ~ ", '$', 'bigint'))") }}
+    when {{ field }}.name = 'io.debezium.time.MicroTimestamp'
+        then {{ cdc_timestamp_text("timestamp_micros(try_variant_get(" ~ v ~ ", '$', 'bigint'))") }}
+    when {{ field }}.name = 'io.debezium.time.NanoTimestamp'
+        then {{ cdc_timestamp_text("timestamp_micros(div(try_variant_get(" ~ v ~ ", '$', 'bigint'), 1000))") }}
+    when {{ field }}.name = 'io.debezium.time.ZonedTimestamp'
+        then {{ cdc_timestamp_text("try_cast(try_variant_get(" ~ v ~ ", '$', 'string') as timestamp)") }}
+    {%- endif %}
+    {%- if family == 'string' %}
+    when {{ field }}.name in ('io.debezium.time.Time', 'org.apache.kafka.connect.data.Time')
+        then {{ cdc_time_of_day_text("try_variant_get(" ~ v ~ ", '$', 'bigint') * 1000") }}
+    when {{ field }}.name = 'io.debezium.time.MicroTime'
+        then {{ cdc_time_of_day_text("try_variant_get(" ~ v ~ ", '$', 'bigint')") }}
+    when {{ field }}.name = 'io.debezium.time.NanoTime'
+        then {{ cdc_time_of_day_text("div(try_variant_get(" ~ v ~ ", '$', 'bigint'), 1000)") }}
+    {%- endif %}
 {%- endmacro %}
 
 

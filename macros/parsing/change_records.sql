@@ -12,7 +12,10 @@
         fields: dict of SQL expressions over `relation_alias`, one per canonical field (see
         cdc_record_field_names()); `classification` must already be a column of the relation.
         Change fields are only evaluated for change records; control and quarantined records
-        keep their raw text instead.
+        keep their raw text instead. Images are the message's own values (map<string, variant>,
+        exact); the per-table typing decodes them with `field_schemas` (null without a schema).
+        The table is partitioned by `source_table_partition` (the lower-cased source table), so
+        that each current-state table reads only the changes of its own source table.
     -#}
     {%- set missing = [] -%}
     {%- for name in cdc_record_field_names() if name not in fields -%}
@@ -34,9 +37,10 @@
     cast({{ fields.source_schema }} as string) as source_schema,
     cast({{ fields.source_table }} as string) as source_table,
     cast(if({{ is_change }}, {{ fields.operation }}, null) as string) as operation,
-    cast(if({{ is_change }}, {{ fields.key_image }}, null) as map<string, string>) as key_image,
-    cast(if({{ is_change }}, {{ fields.before_image }}, null) as map<string, string>) as before_image,
-    cast(if({{ is_change }}, {{ fields.after_image }}, null) as map<string, string>) as after_image,
+    cast(if({{ is_change }}, {{ fields.key_image }}, null) as map<string, variant>) as key_image,
+    cast(if({{ is_change }}, {{ fields.before_image }}, null) as map<string, variant>) as before_image,
+    cast(if({{ is_change }}, {{ fields.after_image }}, null) as map<string, variant>) as after_image,
+    cast(if({{ is_change }}, {{ fields.field_schemas }}, null) as {{ cdc_field_schemas_type() }}) as field_schemas,
     cast(if({{ is_change }}, {{ fields.change_sequence }}, null) as array<bigint>) as change_sequence,
     cast({{ fields.commit_timestamp }} as timestamp) as commit_timestamp,
     cast({{ fields.transaction_id }} as string) as transaction_id,
@@ -50,7 +54,15 @@
     {{ relation_alias }}.landed_at,
     {{ cdc_loaded_at() }} as loaded_at,
     if({{ is_change }}, null, {{ relation_alias }}.record_key) as raw_key,
-    if({{ is_change }}, null, {{ relation_alias }}.record_value) as raw_value
+    if({{ is_change }}, null, {{ relation_alias }}.record_value) as raw_value,
+    {#- last: the Hive partition column of every staging model -#}
+    lower(cast({{ fields.source_table }} as string)) as source_table_partition
+{%- endmacro %}
+
+
+{% macro cdc_field_schemas_type() -%}
+    {#- The field schemas of a change's images: column name to its Kafka Connect field schema. -#}
+    map<string, struct<field: string, type: string, name: string, parameters: map<string, string>>>
 {%- endmacro %}
 
 
@@ -65,6 +77,7 @@
     'key_image',
     'before_image',
     'after_image',
+    'field_schemas',
     'change_sequence',
     'commit_timestamp',
     'transaction_id',

@@ -125,25 +125,26 @@
     {#-
         Canonical field expressions (see cdc_record_columns) for a relation with columns
         `payload` (debezium_payload), `envelope_fields` (schema.fields or null) and
-        `kafka_key` (kafka_connect_parse_key). Change sequence per source connector:
+        `kafka_key` (kafka_connect_key). Images stay as the message carries them; their field
+        schemas (value schema, else the Kafka key's) go along for the typing. Change sequence
+        per source connector:
           mysql       [binlog file number, binlog position, row in event]
           postgresql  [commit LSN from source.sequence (else the LSN), LSN]
     -#}
     {%- set p = relation_alias ~ '.payload' -%}
     {%- set source = p ~ '.source' -%}
-    {%- set unavailable = var('cdc_debezium_unavailable_value') -%}
     {{ return({
         'source_database': source ~ '.db',
         'source_schema': source ~ '.schema',
         'source_table': source ~ '.table',
         'operation': "case " ~ p ~ ".op when 'c' then 'insert' when 'r' then 'snapshot' when 'u' then 'update' when 'd' then 'delete' when 't' then 'truncate' end",
-        'key_image': cdc_kafka_connect_image(relation_alias ~ '.kafka_key.image', relation_alias ~ '.kafka_key.field_schemas'),
-        'before_image': cdc_kafka_connect_image(
-            p ~ '.before', cdc_kafka_connect_field_schemas(relation_alias ~ '.envelope_fields', "'before'"), unavailable
-        ),
-        'after_image': cdc_kafka_connect_image(
-            p ~ '.after', cdc_kafka_connect_field_schemas(relation_alias ~ '.envelope_fields', "'after'"), unavailable
-        ),
+        'key_image': relation_alias ~ '.kafka_key.image',
+        'before_image': p ~ '.before',
+        'after_image': p ~ '.after',
+        'field_schemas': 'coalesce('
+            ~ cdc_kafka_connect_field_schemas(relation_alias ~ '.envelope_fields', "'after'") ~ ', '
+            ~ cdc_kafka_connect_field_schemas(relation_alias ~ '.envelope_fields', "'before'") ~ ', '
+            ~ relation_alias ~ '.kafka_key.field_schemas)',
         'change_sequence': _debezium_change_sequence(source),
         'commit_timestamp': 'timestamp_millis(nullif(' ~ source ~ '.ts_ms, 0))',
         'transaction_id': 'coalesce(' ~ p ~ '.transaction.id, cast(' ~ source ~ '.txId as string), ' ~ source ~ '.gtid)',

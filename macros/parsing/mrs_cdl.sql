@@ -43,9 +43,13 @@
         'source_schema': p ~ '.SEG_OWNER',
         'source_table': p ~ '.TABLE_NAME',
         'operation': 'lower(' ~ p ~ '.OPERATION)',
-        'key_image': cdc_kafka_connect_image(p ~ '.unique', cdc_kafka_connect_field_schemas(relation_alias ~ '.envelope_fields', "'unique'")),
-        'before_image': cdc_kafka_connect_image(p ~ '.before', cdc_kafka_connect_field_schemas(relation_alias ~ '.envelope_fields', "'before'")),
-        'after_image': cdc_kafka_connect_image(p ~ '.data', cdc_kafka_connect_field_schemas(relation_alias ~ '.envelope_fields', "'data'")),
+        'key_image': p ~ '.unique',
+        'before_image': p ~ '.before',
+        'after_image': p ~ '.data',
+        'field_schemas': 'coalesce('
+            ~ cdc_kafka_connect_field_schemas(relation_alias ~ '.envelope_fields', "'data'") ~ ', '
+            ~ cdc_kafka_connect_field_schemas(relation_alias ~ '.envelope_fields', "'before'") ~ ', '
+            ~ cdc_kafka_connect_field_schemas(relation_alias ~ '.envelope_fields', "'unique'") ~ ')',
         'change_sequence': 'array(coalesce(' ~ lsn ~ ', 0), coalesce(' ~ lsn ~ ', 0))',
         'commit_timestamp': 'timestamp_millis(' ~ p ~ '.`TIMESTAMP`)',
         'transaction_id': 'cast(' ~ tx_id ~ ' as string)',

@@ -160,48 +160,6 @@
 {% endmacro %}
 
 
-{% macro cdc_target_tables_values(target_tables) %}
-    {#- The registry as an inline table, one row per target table, for joins in SQL. -#}
-    {%- if target_tables | length == 0 %}
-    select
-        cast(null as string) as target_table,
-        cast(null as string) as source_database,
-        cast(null as string) as source_schema,
-        cast(null as string) as source_table,
-        cast(null as array<string>) as key_columns,
-        cast(null as map<string, string>) as column_types,
-        cast(null as map<string, string>) as column_encodings,
-        cast(null as array<string>) as declared_columns
-    where false
-    {%- else %}
-    select *
-    from values
-        {%- for target_table in target_tables %}
-        (
-            {{ cdc_sql_string(target_table.name) }},
-            {{ cdc_sql_string(target_table.source_database) }},
-            {{ cdc_sql_string(target_table.source_schema) }},
-            {{ cdc_sql_string(target_table.source_table) }},
-            array({% for key in target_table.key_columns %}{{ cdc_sql_string(key) }}{{ ', ' if not loop.last }}{% endfor %}),
-            map({% for column in target_table.columns %}{{ cdc_sql_string(column.name) }}, {{ cdc_sql_string(column.data_type) }}{{ ', ' if not loop.last }}{% endfor %}),
-            map({% for column in target_table.columns %}{{ cdc_sql_string(column.name) }}, {{ cdc_sql_string(column.encoding) }}{{ ', ' if not loop.last }}{% endfor %}),
-            array({% for column in target_table.columns %}{{ cdc_sql_string(column.name) }}{{ ', ' if not loop.last }}{% endfor %})
-        ){{ ',' if not loop.last }}
-        {%- endfor %}
-        as target_tables (
-            target_table,
-            source_database,
-            source_schema,
-            source_table,
-            key_columns,
-            column_types,
-            column_encodings,
-            declared_columns
-        )
-    {%- endif %}
-{% endmacro %}
-
-
 {% macro cdc_sql_string(value) -%}
     {#- A SQL string literal for a Jinja value, or a typed null. -#}
     {%- if value is none -%}

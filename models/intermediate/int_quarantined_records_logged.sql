@@ -9,10 +9,8 @@ staged_quarantined_records as (
     {{ cdc_staged_records('quarantined') }}
 ),
 
-change_events as (
-    select *
-    from {{ ref('int_change_events_keyed') }}
-    where rejection_reason is not null
+change_rejections as (
+    select * from {{ ref('int_change_rejections_logged') }}
 ),
 
 outcome_reasons as (
@@ -43,31 +41,24 @@ unparsed_records as (
 
 rejected_changes as (
     select
-        change_events.raw_record_id,
-        change_events.row_index,
-        change_events.flavour,
+        change_rejections.raw_record_id,
+        change_rejections.row_index,
+        change_rejections.flavour,
         'routing' as quarantined_at,
-        change_events.rejection_reason as reason_code,
-        change_events.rejection_detail as reason_detail,
-        change_events.source_database,
-        change_events.source_schema,
-        change_events.source_table,
-        change_events.landing_file,
-        change_events.landing_position,
-        change_events.kafka_topic,
-        change_events.kafka_partition,
-        change_events.kafka_offset,
+        change_rejections.rejection_reason as reason_code,
+        change_rejections.rejection_detail as reason_detail,
+        change_rejections.source_database,
+        change_rejections.source_schema,
+        change_rejections.source_table,
+        change_rejections.landing_file,
+        change_rejections.landing_position,
+        change_rejections.kafka_topic,
+        change_rejections.kafka_partition,
+        change_rejections.kafka_offset,
         cast(null as string) as raw_key,
-        to_json(
-            named_struct(
-                'operation', change_events.operation,
-                'key', change_events.key_image,
-                'before', change_events.before_image,
-                'after', change_events.after_image
-            )
-        ) as raw_value,
-        change_events.loaded_at
-    from change_events
+        change_rejections.rejected_change as raw_value,
+        change_rejections.loaded_at
+    from change_rejections
 ),
 
 quarantined_records as (

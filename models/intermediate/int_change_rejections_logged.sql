@@ -1,0 +1,122 @@
+{{ config(materialized='incremental', incremental_strategy='append') }}
+
+{#-
+    Every staged change that no current-state table can apply: its source table is not in the
+    registry (unknown_table), or the change has no value for a key column (missing_key), or a
+    value does not type as its column is declared (uncastable_value). The typing is the one the
+    current-state tables use (cdc_typed_changes), so a change is applied there or logged here.
+    Each branch reads one staging partition; source tables nobody declared, the rest.
+-#}
+
+{%- set target_tables = cdc_target_tables() -%}
+{%- set loaded_after = cdc_watermark(this, 'loaded_at') if execute and is_incremental() else none -%}
+{%- set registered_names = target_tables | map(attribute='source_table') | unique | list -%}
+{%- set unregistered_where -%}
+    (source_table_partition is null
+    {%- if registered_names %} or source_table_partition not in ({% for name in registered_names %}{{ cdc_sql_string(name) }}{{ ', ' if not loop.last }}{% endfor %}){% endif %})
+    {%- if loaded_after %} and loaded_at > {{ loaded_after }}{% endif %}
+{%- endset -%}
+
+with
+
+{% for target_table in target_tables %}
+{%- set claimants = target_tables | selectattr('source_table', 'equalto', target_table.source_table) | list %}
+rejected_changes_{{ loop.index }} as (
+    select
+        {{ cdc_sql_string(target_table.name) }} as target_table,
+        typed_changes.*
+    from (
+        {{ cdc_typed_changes(target_table, loaded_after, claimants if claimants[0].name == target_table.name else none) | indent(8) }}
+    ) as typed_changes
+    {{ cdc_keep_rows_where('typed_changes.rejection_reason is not null') }}
+),
+
+{% endfor %}
+unregistered_changes as (
+    {{ cdc_staged_records('change', where=unregistered_where) | indent(4) }}
+),
+
+rejections as (
+    {%- for target_table in target_tables %}
+    select
+        rejected_changes_{{ loop.index }}.raw_record_id,
+        rejected_changes_{{ loop.index }}.row_index,
+        rejected_changes_{{ loop.index }}.flavour,
+        rejected_changes_{{ loop.index }}.source_database,
+        rejected_changes_{{ loop.index }}.source_schema,
+        rejected_changes_{{ loop.index }}.source_table,
+        rejected_changes_{{ loop.index }}.operation,
+        if(
+            rejected_changes_{{ loop.index }}.rejection_reason = 'unknown_table',
+            null,
+            rejected_changes_{{ loop.index }}.target_table
+        ) as target_table,
+        rejected_changes_{{ loop.index }}.rejection_reason,
+        rejected_changes_{{ loop.index }}.rejection_detail,
+        rejected_changes_{{ loop.index }}.key_image,
+        rejected_changes_{{ loop.index }}.before_image,
+        rejected_changes_{{ loop.index }}.after_image,
+        rejected_changes_{{ loop.index }}.landing_file,
+        rejected_changes_{{ loop.index }}.landing_position,
+        rejected_changes_{{ loop.index }}.kafka_topic,
+        rejected_changes_{{ loop.index }}.kafka_partition,
+        rejected_changes_{{ loop.index }}.kafka_offset,
+        rejected_changes_{{ loop.index }}.loaded_at
+    from rejected_changes_{{ loop.index }}
+    union all
+    {%- endfor %}
+    select
+        unregistered_changes.raw_record_id,
+        unregistered_changes.row_index,
+        unregistered_changes.flavour,
+        unregistered_changes.source_database,
+        unregistered_changes.source_schema,
+        unregistered_changes.source_table,
+        unregistered_changes.operation,
+        cast(null as string) as target_table,
+        'unknown_table' as rejection_reason,
+        concat_ws(
+            '.', unregistered_changes.source_database, unregistered_changes.source_schema, unregistered_changes.source_table
+        ) as rejection_detail,
+        unregistered_changes.key_image,
+        unregistered_changes.before_image,
+        unregistered_changes.after_image,
+        unregistered_changes.landing_file,
+        unregistered_changes.landing_position,
+        unregistered_changes.kafka_topic,
+        unregistered_changes.kafka_partition,
+        unregistered_changes.kafka_offset,
+        unregistered_changes.loaded_at
+    from unregistered_changes
+),
+
+final as (
+    select
+        rejections.raw_record_id,
+        rejections.row_index,
+        rejections.flavour,
+        rejections.source_database,
+        rejections.source_schema,
+        rejections.source_table,
+        rejections.operation,
+        rejections.target_table,
+        rejections.rejection_reason,
+        rejections.rejection_detail,
+        to_json(
+            named_struct(
+                'operation', rejections.operation,
+                'key', rejections.key_image,
+                'before', rejections.before_image,
+                'after', rejections.after_image
+            )
+        ) as rejected_change,
+        rejections.landing_file,
+        rejections.landing_position,
+        rejections.kafka_topic,
+        rejections.kafka_partition,
+        rejections.kafka_offset,
+        rejections.loaded_at
+    from rejections
+)
+
+select * from final
