@@ -84,7 +84,7 @@
     key_rows as (
         select
             {%- for column in target_table.columns %}
-            {%- set value_index = _cdc_column_index(value_columns, column.name) %}
+            {%- set value_index = cdc_column_position(value_columns, column.name) %}
             {%- if value_index %}
             -- a value older than the reset (a truncation newer than it) is gone
             if(

@@ -17,8 +17,19 @@
 
 {% macro cdc_current_state() %}
     {#- The model SQL: the new changes of this table, typed, folded into row states (one delta). -#}
-    {%- set target_table = cdc_target_table(model.name) if execute else _cdc_lint_target_table() -%}
-    {%- set plan = cdc_state_plan(target_table) -%}
+    {%- if execute -%}
+        {%- set target_table = cdc_target_table(model.name) -%}
+        {%- set plan = cdc_state_plan(target_table) -%}
+    {%- else -%}
+        {#- parsing and linting: a stand-in registry entry, so that the SQL of a real table renders -#}
+        {%- set target_table = {
+            'name': model.name, 'source_database': 'lint', 'source_schema': none, 'source_table': 'lint',
+            'key_columns': ['id'],
+            'columns': [{'name': 'id', 'data_type': 'bigint', 'encoding': none},
+                        {'name': 'amount', 'data_type': 'decimal(10,2)', 'encoding': none}],
+        } -%}
+        {%- set plan = {'incremental': false, 'loaded_after': none, 'has_new_changes': true} -%}
+    {%- endif -%}
     {%- if not plan.has_new_changes %}
     -- {{ cdc_no_new_changes_marker() }}
     {%- endif %}
@@ -132,22 +143,6 @@
         ) as _cdc
     from {{ rows_relation }} as row_states
     where not row_states._cdc_is_deleted
-{% endmacro %}
-
-
-{% macro _cdc_lint_target_table() %}
-    {#- A stand-in registry entry, so that linting (execute false) renders the SQL of a real table. -#}
-    {{ return({
-        'name': model.name,
-        'source_database': 'lint',
-        'source_schema': none,
-        'source_table': 'lint',
-        'key_columns': ['id'],
-        'columns': [
-            {'name': 'id', 'data_type': 'bigint', 'encoding': none},
-            {'name': 'amount', 'data_type': 'decimal(10,2)', 'encoding': none},
-        ],
-    }) }}
 {% endmacro %}
 
 

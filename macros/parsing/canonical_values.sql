@@ -91,66 +91,97 @@
 {%- endmacro %}
 
 
-{% macro cdc_value_decoding(variant_expr, field_schema_expr, data_type='string', encoding=none) -%}
-    {#-
-        How to read one JSON value (variant) bound for a column of `data_type`, given its Kafka
-        Connect field schema struct<field, type, name, parameters> (null without a schema): a
-        dict of SQL expressions, evaluated in steps by cdc_typed_changes (each step a column,
-        so that no expression is written twice):
-          text          the value's own text: strings as they are, numbers exact, objects as JSON
-          decimal_bytes the unscaled bytes when the value is an encoded decimal (Kafka Connect
-                        Decimal, Debezium VariableScaleDecimal, a schemaless {scale, value}, or
-                        schemaless base64 for a decimal column that is not decimal text)
-          decimal_scale their scale
-          time_text     canonical text of a Debezium / Kafka Connect date or time encoding
-        Only the encodings that can feed `data_type` are written (null otherwise).
-    -#}
-    {%- set text = "try_variant_get(" ~ variant_expr ~ ", '$', 'string')" -%}
-    {%- set field = field_schema_expr -%}
-    {%- set family = _cdc_type_family(data_type) -%}
-    {%- set declared = modules.re.match('^decimal\\((\\d+),(\\d+)\\)$', data_type | lower) -%}
-    {%- set decoding = {'text': text, 'decimal_bytes': 'cast(null as binary)', 'decimal_scale': 'cast(null as int)',
-                        'time_text': 'cast(null as string)'} -%}
-    {%- if family in ('number', 'string') -%}
-        {%- set is_bytes = "coalesce(" ~ field ~ ".name = 'org.apache.kafka.connect.data.Decimal', false)" -%}
-        {%- set is_variable = "(" ~ field ~ ".name = 'io.debezium.data.VariableScaleDecimal' or (" ~ field ~ " is null and startswith(" ~ text ~ ", '{')))" -%}
-        {%- set bytes -%}
-            case
-                when {{ is_bytes }} and schema_of_variant({{ variant_expr }}) = 'STRING' then try_to_binary({{ text }}, 'base64')
-                when {{ is_variable }} then try_to_binary(try_variant_get({{ variant_expr }}, '$.value', 'string'), 'base64')
-                {%- if declared and encoding == 'decimal_base64' %}
-                when {{ field }} is null then try_to_binary({{ text }}, 'base64')
-                {%- elif declared and encoding != 'decimal_text' %}
-                when {{ field }} is null and try_cast({{ text }} as {{ data_type }}) is null then try_to_binary({{ text }}, 'base64')
-                {%- endif %}
-            end
-        {%- endset -%}
-        {%- set scale -%}
-            case
-                when {{ is_bytes }} then try_cast({{ field }}.parameters['scale'] as int)
-                when {{ is_variable }} then try_variant_get({{ variant_expr }}, '$.scale', 'int')
-                {%- if declared %}
-                else {{ declared.group(2) }}
-                {%- endif %}
-            end
-        {%- endset -%}
-        {%- do decoding.update({'decimal_bytes': bytes, 'decimal_scale': scale}) -%}
-    {%- endif -%}
-    {%- if family in ('timestamp', 'date', 'string') -%}
-        {%- do decoding.update({'time_text': 'case ' ~ _cdc_logical_time_text(variant_expr, field, family) ~ ' end'}) -%}
-    {%- endif -%}
-    {{ return(decoding) }}
+{#-
+    How to read one JSON value (variant) bound for a column of `data_type`, given its Kafka
+    Connect field schema struct<field, type, name, parameters> (null without a schema). Four
+    expressions, evaluated in steps by cdc_typed_changes (each step a column, so that no
+    expression is written twice):
+      cdc_value_raw_text       the value's own text: strings as they are, numbers exact,
+                               objects as JSON
+      cdc_value_decimal_bytes  the unscaled bytes when the value is an encoded decimal (Kafka
+                               Connect Decimal, Debezium VariableScaleDecimal, a schemaless
+                               {scale, value}, or schemaless base64 for a decimal column that is
+                               not decimal text)
+      cdc_value_decimal_scale  their scale
+      cdc_value_time_text      canonical text of a Debezium / Kafka Connect date or time encoding
+    Only the encodings that can feed `data_type` are written (a typed null otherwise).
+-#}
+
+{% macro cdc_value_raw_text(variant_expr) -%}
+    try_variant_get({{ variant_expr }}, '$', 'string')
 {%- endmacro %}
 
 
-{% macro _cdc_type_family(data_type) -%}
+{% macro cdc_value_decimal_bytes(variant_expr, field_schema_expr, data_type, encoding=none) -%}
+    {%- set text = cdc_value_raw_text(variant_expr) -%}
+    {%- set field = field_schema_expr -%}
+    {%- set declared = (data_type | lower).startswith('decimal(') -%}
+    {%- if cdc_type_family(data_type) | trim in ('number', 'string') -%}
+    case
+        when {{ _cdc_is_connect_decimal(field) }} and schema_of_variant({{ variant_expr }}) = 'STRING'
+            then try_to_binary({{ text }}, 'base64')
+        when {{ _cdc_is_variable_scale_decimal(variant_expr, field) }}
+            then try_to_binary(try_variant_get({{ variant_expr }}, '$.value', 'string'), 'base64')
+        {%- if declared and encoding == 'decimal_base64' %}
+        when {{ field }} is null then try_to_binary({{ text }}, 'base64')
+        {%- elif declared and encoding != 'decimal_text' %}
+        when {{ field }} is null and try_cast({{ text }} as {{ data_type }}) is null then try_to_binary({{ text }}, 'base64')
+        {%- endif %}
+    end
+    {%- else -%}
+    cast(null as binary)
+    {%- endif -%}
+{%- endmacro %}
+
+
+{% macro cdc_value_decimal_scale(variant_expr, field_schema_expr, data_type) -%}
+    {%- set field = field_schema_expr -%}
+    {%- set declared_scale = (data_type | lower).split(',')[1].rstrip(')') if (data_type | lower).startswith('decimal(') else none -%}
+    {%- if cdc_type_family(data_type) | trim in ('number', 'string') -%}
+    case
+        when {{ _cdc_is_connect_decimal(field) }} then try_cast({{ field }}.parameters['scale'] as int)
+        when {{ _cdc_is_variable_scale_decimal(variant_expr, field) }} then try_variant_get({{ variant_expr }}, '$.scale', 'int')
+        {%- if declared_scale is not none %}
+        else {{ declared_scale }}
+        {%- endif %}
+    end
+    {%- else -%}
+    cast(null as int)
+    {%- endif -%}
+{%- endmacro %}
+
+
+{% macro cdc_value_time_text(variant_expr, field_schema_expr, data_type) -%}
+    {%- set family = cdc_type_family(data_type) | trim -%}
+    {%- if family in ('timestamp', 'date', 'string') -%}
+    case
+        {{ _cdc_logical_time_text(variant_expr, field_schema_expr, family) | indent(4) }}
+    end
+    {%- else -%}
+    cast(null as string)
+    {%- endif -%}
+{%- endmacro %}
+
+
+{% macro _cdc_is_connect_decimal(field) -%}
+    coalesce({{ field }}.name = 'org.apache.kafka.connect.data.Decimal', false)
+{%- endmacro %}
+
+
+{% macro _cdc_is_variable_scale_decimal(v, field) -%}
+    ({{ field }}.name = 'io.debezium.data.VariableScaleDecimal' or ({{ field }} is null and startswith({{ cdc_value_raw_text(v) }}, '{')))
+{%- endmacro %}
+
+
+{% macro cdc_type_family(data_type) -%}
+    {#- Renders (no return: it is called inside other macros) number, string, timestamp, date or other. -#}
     {%- set data_type = data_type | lower -%}
     {%- if data_type in ('tinyint', 'smallint', 'int', 'bigint', 'float', 'double') or data_type.startswith('decimal') -%}
-        {{ return('number') }}
+        number
     {%- elif data_type in ('string', 'timestamp', 'date') -%}
-        {{ return(data_type) }}
+        {{ data_type }}
     {%- else -%}
-        {{ return('other') }}
+        other
     {%- endif -%}
 {%- endmacro %}
 

@@ -61,16 +61,12 @@
         select
             staged_changes.*,
             {%- for slot in slots %}
-            {%- set decoding = cdc_value_decoding(
-                'staged_changes.' ~ slot.image ~ '[' ~ cdc_sql_string(slot.column.name) ~ ']',
-                'staged_changes.field_schemas[' ~ cdc_sql_string(slot.column.name) ~ ']',
-                slot.column.data_type,
-                slot.column.encoding
-            ) %}
-            {{ decoding.text }} as {{ slot.name }}_raw_text,
-            {{ decoding.decimal_bytes }} as {{ slot.name }}_decimal_bytes,
-            {{ decoding.decimal_scale }} as {{ slot.name }}_decimal_scale,
-            {{ decoding.time_text }} as {{ slot.name }}_time_text,
+            {%- set value = 'staged_changes.' ~ slot.image ~ '[' ~ cdc_sql_string(slot.column.name) ~ ']' %}
+            {%- set field_schema = 'staged_changes.field_schemas[' ~ cdc_sql_string(slot.column.name) ~ ']' %}
+            {{ cdc_value_raw_text(value) }} as {{ slot.name }}_raw_text,
+            {{ cdc_value_decimal_bytes(value, field_schema, slot.column.data_type, slot.column.encoding) }} as {{ slot.name }}_decimal_bytes,
+            {{ cdc_value_decimal_scale(value, field_schema, slot.column.data_type) }} as {{ slot.name }}_decimal_scale,
+            {{ cdc_value_time_text(value, field_schema, slot.column.data_type) }} as {{ slot.name }}_time_text,
             {%- endfor %}
             named_struct(
                 'sequence', staged_changes.change_sequence,
@@ -88,7 +84,7 @@
         select
             read_values.*,
             {%- for slot in slots %}
-            {%- if _cdc_type_family(slot.column.data_type) in ('number', 'string') %}
+            {%- if cdc_type_family(slot.column.data_type) | trim in ('number', 'string') %}
             {{ cdc_signed_integer_from_hex('hex(read_values.' ~ slot.name ~ '_decimal_bytes)') }} as {{ slot.name }}_unscaled{{ ',' if not loop.last }}
             {%- else %}
             cast(null as decimal(38, 0)) as {{ slot.name }}_unscaled{{ ',' if not loop.last }}
@@ -142,7 +138,7 @@
             ) as _after_has_{{ loop.index }},
             {%- endfor %}
             {%- for column in key_columns %}
-            {%- set after_index = _cdc_column_index(columns, column.name) %}
+            {%- set after_index = cdc_column_position(columns, column.name) %}
             -- the key as the change names it: the new key for inserts and updates, the old one for deletes
             case decoded_changes.operation
                 when 'delete'
@@ -247,7 +243,7 @@
     final as (
         select
             {%- for column in columns %}
-            {%- set key_index = _cdc_column_index(key_columns, column.name) %}
+            {%- set key_index = cdc_column_position(key_columns, column.name) %}
             {%- if key_index %}
             case
                 when change_rows.change_kind = 'truncate_table' or change_rows.rejection_reason is not null then null
@@ -363,7 +359,7 @@
 {%- endmacro %}
 
 
-{% macro _cdc_column_index(columns, name) -%}
+{% macro cdc_column_position(columns, name) -%}
     {#- 1-based position of column `name` in `columns` (dicts with a name), or '' when absent. -#}
     {#- (a filtered loop would count only the matching items) -#}
     {%- for column in columns -%}{%- if column.name == name -%}{{ loop.index }}{%- endif -%}{%- endfor -%}
@@ -377,8 +373,8 @@
 
 {% macro _cdc_uncastable(columns, key_columns, name, relation) -%}
     {#- The column is carried (or is a key column) with a value that is not null yet does not type. -#}
-    {%- set after_index = _cdc_column_index(columns, name) -%}
-    {%- set key_index = _cdc_column_index(key_columns, name) -%}
+    {%- set after_index = cdc_column_position(columns, name) -%}
+    {%- set key_index = cdc_column_position(key_columns, name) -%}
     (
         ({{ relation }}._after_has_{{ after_index }} and {{ relation }}._after_{{ after_index }}_text is not null and {{ relation }}._after_value_{{ after_index }} is null)
         {%- if key_index %}
@@ -405,7 +401,7 @@
     -#}
     named_struct(
         {%- for column in columns if column.name not in key_names %}
-        {{ cdc_sql_string(column.name) }}, {{ version_template | replace('{index}', _cdc_column_index(columns, column.name) | string) }},
+        {{ cdc_sql_string(column.name) }}, {{ version_template | replace('{index}', cdc_column_position(columns, column.name) | string) }},
         {%- endfor %}
         '_cdc_none', cast(null as {{ cdc_change_version_type() }})
     )

@@ -11,10 +11,12 @@
 {%- set target_tables = cdc_target_tables() -%}
 {%- set loaded_after = cdc_watermark(this, 'loaded_at') if execute and is_incremental() else none -%}
 {%- set registered_names = target_tables | map(attribute='source_table') | unique | list -%}
+{%- set unregistered_names -%}
+{%- for name in registered_names %}{{ cdc_sql_string(name) }}{{ ', ' if not loop.last }}{% endfor -%}
+{%- endset -%}
 {%- set unregistered_where -%}
-    (source_table_partition is null
-    {%- if registered_names %} or source_table_partition not in ({% for name in registered_names %}{{ cdc_sql_string(name) }}{{ ', ' if not loop.last }}{% endfor %}){% endif %})
-    {%- if loaded_after %} and loaded_at > {{ loaded_after }}{% endif %}
+(source_table_partition is null{% if registered_names %} or source_table_partition not in ({{ unregistered_names }}){% endif %})
+{%- if loaded_after %} and loaded_at > {{ loaded_after }}{% endif -%}
 {%- endset -%}
 
 with

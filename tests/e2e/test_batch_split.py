@@ -92,7 +92,7 @@ def current_state(spark: SparkSession, schema: str) -> dict[str, list[tuple[str 
         table: sorted(
             rows_as_text(
                 spark,
-                f"select * except (_cdc, _cdc_key_bucket), _cdc.operation, _cdc.change_sequence,"
+                f"select * except (_cdc), _cdc.operation, _cdc.change_sequence,"
                 f" _cdc.commit_timestamp from {schema}_marts.{table}",
             ),
             key=str,
@@ -101,20 +101,26 @@ def current_state(spark: SparkSession, schema: str) -> dict[str, list[tuple[str 
     }
 
 
-def row_state(spark: SparkSession, schema: str) -> list[tuple[str | None, ...]]:
-    """The folded row state, tombstones included (versions compared by their sequences)."""
-    return sorted(
-        rows_as_text(
-            spark,
-            "select target_table, row_key, to_json(row_values) as row_values, is_deleted,"
-            " reset_version.sequence as reset_sequence,"
-            " to_json(transform_values(column_versions, (column_name, version) -> version.sequence))"
-            " as column_sequences,"
-            " last_change.version.sequence as last_sequence, last_change.operation as last_operation"
-            f" from {schema}_intermediate.int_row_state_folded",
-        ),
-        key=str,
-    )
+def row_state(spark: SparkSession, schema: str) -> dict[str, list[tuple[str | None, ...]]]:
+    """Every table's folded row states, tombstones included (<table>__cdc_rows), with versions
+    compared by their sequences (arrival streams name the landing folder, which differs)."""
+    return {
+        table: sorted(
+            rows_as_text(
+                spark,
+                "select * except (_cdc_reset, _cdc_column_versions, _cdc_last_change, _cdc_loaded_at,"
+                " _cdc_truncated_before), _cdc_reset.version.sequence as reset_sequence,"
+                " _cdc_reset.is_delete as reset_is_delete,"
+                ' regexp_replace(to_json(_cdc_column_versions), \'"arrival_stream":"[^"]*"\', \'\')'
+                " as column_versions,"
+                " _cdc_truncated_before.sequence as truncated_before,"
+                " _cdc_last_change.version.sequence as last_sequence, _cdc_last_change.operation as last_operation"
+                f" from {schema}_marts.{table}__cdc_rows",
+            ),
+            key=str,
+        )
+        for table in CURRENT_STATE_TABLES
+    }
 
 
 @pytest.fixture(scope="module")
@@ -131,7 +137,13 @@ def as_it_lands(dbt: Dbt, tmp_path_factory: pytest.TempPathFactory) -> tuple[str
     landing_root = Path(tmp_path_factory.mktemp("split_batches")) / "landing"
     for batch in BATCHES:
         land(landing_root, batch)
-        dbt.run(*BUILD_MODELS, schema="it_split_batches", landing_root=landing_root)
+        # compaction after more than 2 batches: the third run folds its delta into the base
+        dbt.run(
+            *BUILD_MODELS,
+            schema="it_split_batches",
+            landing_root=landing_root,
+            extra_vars={"cdc_compact_after_batches": 2},
+        )
     return "it_split_batches", landing_root
 
 

@@ -1,6 +1,6 @@
 """Deletes in a later run: rows that an earlier run made current disappear from the
-current-state table even when their key buckets end up with no live row (insert_overwrite
-alone would leave such a bucket untouched), and a later insert comes back on its own."""
+current-state table (a delta of tombstones over the base), an older insert arriving later
+stays deleted, and a later insert comes back on its own."""
 
 from __future__ import annotations
 
