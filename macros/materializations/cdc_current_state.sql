@@ -44,7 +44,11 @@
                 select * from ({{ sql }}) as folded_changes
             {%- endcall %}
             {%- do batches.append(next_batch) -%}
-            {%- if batches | length > compact_after -%}
+            {#- A view's text must fit the metastore (Derby keeps at most 32,700 characters): a table
+                too wide for a folded view has its deltas folded into the base at once. -#}
+            {%- set folded_view_too_long = cdc_rows_view_sql(target_table, state_relation, true) | length
+                > var('cdc_max_view_text_length') | int -%}
+            {%- if batches | length > compact_after or folded_view_too_long -%}
                 {%- do _cdc_compact_state(target_table, state_relation, batches) -%}
                 {%- set batches = [0] -%}
             {%- endif -%}
