@@ -23,14 +23,3 @@
     -#}
     struct<sequence: array<bigint>, arrival_stream: string, arrival_position: bigint, row_index: int>
 {%- endmacro %}
-
-
-{% macro cdc_is_new_record(column_expr='loaded_at') -%}
-    {#-
-        A predicate on `column_expr` (a loaded_at column) true for records loaded after the
-        newest one already in the calling incremental model (`this`, its `loaded_at`); `true`
-        on a full build. Inlined as a literal comparison, so Spark skips older files.
-    -#}
-    {%- set loaded_after = cdc_watermark(this, 'loaded_at') if execute and is_incremental() else none -%}
-    {{- column_expr ~ ' > ' ~ loaded_after if loaded_after else 'true' -}}
-{%- endmacro %}

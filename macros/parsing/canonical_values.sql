@@ -210,6 +210,23 @@
 {%- endmacro %}
 
 
+{% macro cdc_kafka_connect_images_field_schemas(envelope_fields_expr, image_names, fallback_expr=none) -%}
+    {#-
+        The field schemas of a change's images: those of the first of `image_names` (struct
+        fields of the envelope, e.g. ['after', 'before']) that the envelope schema describes,
+        else `fallback_expr` (e.g. the Kafka key's). Null when there is none.
+    -#}
+    coalesce(
+        {%- for image_name in image_names %}
+        {{ cdc_kafka_connect_field_schemas(envelope_fields_expr, cdc_sql_string(image_name)) }}{{ ',' if not loop.last or fallback_expr }}
+        {%- endfor %}
+        {%- if fallback_expr %}
+        {{ fallback_expr }}
+        {%- endif %}
+    )
+{%- endmacro %}
+
+
 {% macro cdc_kafka_connect_field_schemas(envelope_fields_expr, struct_field_name_expr) -%}
     {#-
         From a Kafka Connect envelope schema (`schema.fields`), the field schemas of the

@@ -141,10 +141,9 @@
         'key_image': relation_alias ~ '.kafka_key.image',
         'before_image': p ~ '.before',
         'after_image': p ~ '.after',
-        'field_schemas': 'coalesce('
-            ~ cdc_kafka_connect_field_schemas(relation_alias ~ '.envelope_fields', "'after'") ~ ', '
-            ~ cdc_kafka_connect_field_schemas(relation_alias ~ '.envelope_fields', "'before'") ~ ', '
-            ~ relation_alias ~ '.kafka_key.field_schemas)',
+        'field_schemas': cdc_kafka_connect_images_field_schemas(
+            relation_alias ~ '.envelope_fields', ['after', 'before'], relation_alias ~ '.kafka_key.field_schemas'
+        ),
         'change_sequence': _debezium_change_sequence(source),
         'commit_timestamp': 'timestamp_millis(nullif(' ~ source ~ '.ts_ms, 0))',
         'transaction_id': 'coalesce(' ~ p ~ '.transaction.id, cast(' ~ source ~ '.txId as string), ' ~ source ~ '.gtid)',

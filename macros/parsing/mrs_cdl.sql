@@ -46,10 +46,9 @@
         'key_image': p ~ '.unique',
         'before_image': p ~ '.before',
         'after_image': p ~ '.data',
-        'field_schemas': 'coalesce('
-            ~ cdc_kafka_connect_field_schemas(relation_alias ~ '.envelope_fields', "'data'") ~ ', '
-            ~ cdc_kafka_connect_field_schemas(relation_alias ~ '.envelope_fields', "'before'") ~ ', '
-            ~ cdc_kafka_connect_field_schemas(relation_alias ~ '.envelope_fields', "'unique'") ~ ')',
+        'field_schemas': cdc_kafka_connect_images_field_schemas(
+            relation_alias ~ '.envelope_fields', ['data', 'before', 'unique']
+        ),
         'change_sequence': 'array(coalesce(' ~ lsn ~ ', 0), coalesce(' ~ lsn ~ ', 0))',
         'commit_timestamp': 'timestamp_millis(' ~ p ~ '.`TIMESTAMP`)',
         'transaction_id': 'cast(' ~ tx_id ~ ' as string)',
