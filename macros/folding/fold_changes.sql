@@ -23,14 +23,23 @@
     partial update newer than the reset (null otherwise, which Parquet stores for free).
 -#}
 
-{% macro cdc_fold_row_states(row_states_relation, target_table) %}
+{% macro cdc_fold_row_states(row_states_relation, target_table, truncations=true) %}
     {#-
         row_states_relation: rows in row-state shape (the declared columns of `target_table`,
         _cdc_reset, _cdc_column_versions, _cdc_last_change, _cdc_loaded_at,
         _cdc_truncated_before). Returns the folded row states, one per key, plus one row (every
         key null) holding the latest truncation; _cdc_is_deleted is true for tombstones and for
         that row. Columns come in the order cdc_row_state_columns() names them.
+        truncations=false says that the rows hold no truncation: the fold is then one pass over
+        the grouped rows, which reads `row_states_relation` once (the truncation rule joins the
+        grouped rows with their latest truncation, and Spark inlines a query each time it is
+        referenced: three times the plan of the new changes).
     -#}
+    {%- if truncations not in [true, false] -%}
+        {{ exceptions.raise_compiler_error(
+            "cdc_fold_row_states: truncations is " ~ truncations ~ ", expected true or false"
+        ) }}
+    {%- endif -%}
     {%- set key_names = target_table.key_columns -%}
     {%- set value_columns = [] -%}
     {%- for column in target_table.columns if column.name not in key_names -%}
@@ -59,6 +68,36 @@
         from {{ row_states_relation }} as row_states
         group by {% for name in key_names %}row_states.{{ cdc_quote(name) }}{{ ', ' if not loop.last }}{% endfor %}
     ),
+
+    {%- if not truncations %}
+
+    -- no truncation: the reset of each key is its own
+    key_rows as (
+        select
+            {%- for column in target_table.columns %}
+            grouped_rows.{{ cdc_quote(column.name) }},
+            {%- endfor %}
+            grouped_rows.reset as _cdc_reset,
+            named_struct(
+                {%- for column in value_columns %}
+                {{ cdc_sql_string(column.name) }}, {{ _cdc_version_after_reset('grouped_rows', loop.index, 'reset') }},
+                {%- endfor %}
+                '_cdc_none', cast(null as {{ cdc_change_version_type() }})
+            ) as _cdc_column_versions,
+            grouped_rows.last_change as _cdc_last_change,
+            grouped_rows.loaded_at as _cdc_loaded_at,
+            cast(null as {{ cdc_change_version_type() }}) as _cdc_truncated_before,
+            coalesce(grouped_rows.reset.is_delete, true)
+            {%- for column in value_columns %}
+            and {{ _cdc_version_after_reset('grouped_rows', loop.index, 'reset') }} is null
+            {%- endfor %} as _cdc_is_deleted
+        from grouped_rows
+        -- keys with a change (a rejected change carries no state, and no last change)
+        where grouped_rows.last_change is not null
+    )
+
+    select * from key_rows
+    {%- else %}
 
     latest_truncation as (
         select max(grouped_rows.truncated_before) as version
@@ -135,13 +174,14 @@
     )
 
     select * from final
+    {%- endif %}
 {% endmacro %}
 
 
-{% macro _cdc_version_after_reset(relation, index) -%}
+{% macro _cdc_version_after_reset(relation, index, reset_column='effective_reset') -%}
     {#- The version of value column `index` when it is newer than the row's reset (set by a later partial update). -#}
     if(
-        {{ relation }}.effective_reset is null or {{ relation }}._version_{{ index }} > {{ relation }}.effective_reset.version,
+        {{ relation }}.{{ reset_column }} is null or {{ relation }}._version_{{ index }} > {{ relation }}.{{ reset_column }}.version,
         {{ relation }}._version_{{ index }},
         null
     )
@@ -157,3 +197,22 @@
     {{ return(names + ['_cdc_reset', '_cdc_column_versions', '_cdc_last_change', '_cdc_loaded_at',
                        '_cdc_truncated_before', '_cdc_is_deleted']) }}
 {% endmacro %}
+
+
+{% macro cdc_row_state_schema(target_table) -%}
+    {#- The columns of a row state with their types (DDL), in cdc_row_state_columns() order. -#}
+    {%- set version_type = cdc_change_version_type() -%}
+    {%- for column in target_table.columns %}
+    {{ cdc_quote(column.name) }} {{ column.data_type }},
+    {%- endfor %}
+    _cdc_reset struct<version: {{ version_type }}, is_delete: boolean>,
+    _cdc_column_versions struct<
+        {%- for column in target_table.columns if column.name not in target_table.key_columns -%}
+        {{ cdc_quote(column.name) }}: {{ version_type }},
+        {%- endfor -%}
+        _cdc_none: {{ version_type }}>,
+    _cdc_last_change struct<version: {{ version_type }}, operation: string, commit_timestamp: timestamp>,
+    _cdc_loaded_at timestamp,
+    _cdc_truncated_before {{ version_type }},
+    _cdc_is_deleted boolean
+{%- endmacro %}

@@ -3,7 +3,8 @@
         Creates (or re-points) one external table per landing source: every source table
         whose `meta.landing` says which landing shape it holds and where, relative to the
         `cdc_landing_root` var. Runs as on-run-start, so a changed landing root takes
-        effect on the next invocation and new files are listed by every query.
+        effect on the next invocation and new files are listed by every query. A table that
+        already points where it should costs nothing but the one listing of its schema.
     -#}
     {% if execute %}
         {% set landing_root = var('cdc_landing_root') | string %}
@@ -13,21 +14,39 @@
             ) }}
         {% endif %}
         {% set landing_root = _cdc_absolute_landing_root(landing_root) %}
-        {% set schemas = [] %}
+        {#- Where each landing table points now (one metadata query per schema), so that only a
+            missing table or a moved landing root costs a statement. -#}
+        {% set current_locations = {} %}
         {% for source_node in graph.sources.values()
             if source_node.package_name == project_name and source_node.meta.get('landing') %}
             {% set landing = _landing_settings(source_node) %}
             {% set relation = api.Relation.create(schema=source_node.schema, identifier=source_node.identifier) %}
             {% set location = landing_root.rstrip('/') ~ '/' ~ landing.path %}
-            {% if source_node.schema not in schemas %}
+            {% if source_node.schema not in current_locations %}
                 {% do run_query('create schema if not exists ' ~ source_node.schema) %}
-                {% do schemas.append(source_node.schema) %}
+                {% do current_locations.update({source_node.schema: _cdc_table_locations(source_node.schema)}) %}
             {% endif %}
-            {% do run_query(_landing_table_ddl(relation, landing.shape, location)) %}
-            {% do run_query("alter table " ~ relation ~ " set location '" ~ location ~ "'") %}
+            {% set current_location = current_locations[source_node.schema].get(source_node.identifier | lower) %}
+            {% if current_location is none %}
+                {% do run_query(_landing_table_ddl(relation, landing.shape, location)) %}
+            {% elif current_location.rstrip('/') not in [location.rstrip('/'), 'file:' ~ location.rstrip('/')] %}
+                {% do run_query("alter table " ~ relation ~ " set location '" ~ location ~ "'") %}
+            {% endif %}
         {% endfor %}
     {% endif %}
     select 1
+{% endmacro %}
+
+
+{% macro _cdc_table_locations(schema) %}
+    {#- {lower-cased table name: location} of the tables of `schema`, from one metadata query. -#}
+    {% set locations = {} %}
+    {% for row in run_query("show table extended in " ~ schema ~ " like '*'") %}
+        {% for line in row[3].splitlines() if line.startswith('Location: ') %}
+            {% do locations.update({row[1] | lower: line[10:] | trim}) %}
+        {% endfor %}
+    {% endfor %}
+    {{ return(locations) }}
 {% endmacro %}
 
 

@@ -28,7 +28,7 @@
             'columns': [{'name': 'id', 'data_type': 'bigint', 'encoding': none},
                         {'name': 'amount', 'data_type': 'decimal(10,2)', 'encoding': none}],
         } -%}
-        {%- set plan = {'incremental': false, 'loaded_after': none, 'has_new_changes': true} -%}
+        {%- set plan = {'incremental': false, 'loaded_after': none, 'has_new_changes': true, 'has_truncations': true} -%}
     {%- endif -%}
     {%- if not plan.has_new_changes %}
     -- {{ cdc_no_new_changes_marker() }}
@@ -46,7 +46,7 @@
     final as (
         select folded_changes.*
         from (
-            {{ cdc_fold_row_states('new_changes', target_table) | indent(12) }}
+            {{ cdc_fold_row_states('new_changes', target_table, truncations=plan.has_truncations) | indent(12) }}
         ) as folded_changes
     )
 
@@ -56,28 +56,32 @@
 
 {% macro cdc_state_plan(target_table) %}
     {#-
-        What this run of a current-state model does: {incremental, loaded_after, has_new_changes}.
-        Incremental when its state table exists and no full refresh was asked for; then only
-        changes staged after the newest one in the state are read (loaded_after, a literal),
-        and has_new_changes says whether there is any.
+        What this run of a current-state model does: {incremental, loaded_after,
+        has_new_changes, has_truncations}. Incremental when its state table exists and no full
+        refresh was asked for; then only changes staged after the newest one in the state are
+        read (loaded_after, a literal, or none while the state holds no change). One probe
+        query over the staging partition says whether any change is new and whether one of
+        them truncates the table (in a unit test, where refs are fixtures, or before staging
+        is built: assume both).
     -#}
-    {%- set full_build = {'incremental': false, 'loaded_after': none, 'has_new_changes': true} -%}
-    {%- if not execute or not cdc_state_is_incremental() -%}
-        {{ return(full_build) }}
-    {%- endif -%}
-    {%- set loaded_after = cdc_watermark(cdc_state_relation(this), '_cdc_loaded_at') -%}
-    {%- if loaded_after is none -%}
-        {{ return(full_build) }}
+    {%- set incremental = execute and cdc_state_is_incremental() -%}
+    {#- none when no change was ever applied: then every staged change of the table is new -#}
+    {%- set loaded_after = cdc_watermark(cdc_state_relation(this), '_cdc_loaded_at') if incremental else none -%}
+    {%- if not cdc_staging_is_built() -%}
+        {{ return({'incremental': incremental, 'loaded_after': loaded_after, 'has_new_changes': true, 'has_truncations': true}) }}
     {%- endif -%}
     {%- set probe -%}
-        select 1 as has_new_change
+        select
+            count(*) > 0 as has_new_changes,
+            coalesce(max(new_staged_changes.operation = 'truncate'), false) as has_truncations
         from ({{ cdc_staged_changes_of(target_table, loaded_after) }}) as new_staged_changes
-        limit 1
     {%- endset -%}
+    {%- set found = run_query(probe).rows[0] -%}
     {{ return({
-        'incremental': true,
+        'incremental': incremental,
         'loaded_after': loaded_after,
-        'has_new_changes': run_query(probe).rows | length > 0,
+        'has_new_changes': found[0],
+        'has_truncations': found[1],
     }) }}
 {% endmacro %}
 

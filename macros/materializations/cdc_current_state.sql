@@ -27,13 +27,23 @@
         {% call statement('drop_state') -%}
             drop table if exists {{ state_relation }}
         {%- endcall %}
-        {% call statement('main') -%}
-            create table {{ state_relation }}
+        {#- Created from its declared schema, so that a table nothing was staged for yet costs no query plan. -#}
+        {% call statement('create_state') -%}
+            create table {{ state_relation }} (
+                {{- cdc_row_state_schema(target_table) | indent(16) }},
+                _cdc_batch int
+            )
             using parquet
             partitioned by (_cdc_batch)
-            as select folded_changes.*, 0 as _cdc_batch
-            from ({{ sql }}) as folded_changes
         {%- endcall %}
+        {%- if has_new_changes %}
+            {% call statement('main') -%}
+                insert into {{ state_relation }} partition (_cdc_batch = 0)
+                select * from ({{ sql }}) as folded_changes
+            {%- endcall %}
+        {%- else %}
+            {% call noop_statement('main', 'no staged changes') -%}{%- endcall %}
+        {%- endif %}
         {%- set batches = [0] -%}
     {%- else %}
         {%- set batches = _cdc_state_batches(state_relation) -%}

@@ -85,8 +85,16 @@
             read_values.*,
             {%- for slot in slots %}
             {%- if cdc_type_family(slot.column.data_type) | trim in ('number', 'string') %}
-            {{ cdc_signed_integer_from_hex('hex(read_values.' ~ slot.name ~ '_decimal_bytes)') }} as {{ slot.name }}_unscaled{{ ',' if not loop.last }}
+            -- a scale Spark cannot hold (a schema may say anything) leaves the value undecoded: uncastable
+            if(read_values.{{ slot.name }}_decimal_scale between 0 and 38, read_values.{{ slot.name }}_decimal_scale, null)
+                as {{ slot.name }}_scale,
+            if(
+                read_values.{{ slot.name }}_decimal_scale between 0 and 38,
+                {{ cdc_signed_integer_from_hex('hex(read_values.' ~ slot.name ~ '_decimal_bytes)') | indent(16) }},
+                null
+            ) as {{ slot.name }}_unscaled{{ ',' if not loop.last }}
             {%- else %}
+            cast(null as int) as {{ slot.name }}_scale,
             cast(null as decimal(38, 0)) as {{ slot.name }}_unscaled{{ ',' if not loop.last }}
             {%- endif %}
             {%- endfor %}
@@ -101,7 +109,7 @@
                 cast(abs(decimal_integers.{{ slot.name }}_unscaled) as string),
                 greatest(
                     length(cast(abs(decimal_integers.{{ slot.name }}_unscaled) as string)),
-                    greatest(decimal_integers.{{ slot.name }}_decimal_scale, 0) + 1
+                    coalesce(decimal_integers.{{ slot.name }}_scale, 0) + 1
                 ),
                 '0'
             ) as {{ slot.name }}_digits{{ ',' if not loop.last }}
@@ -117,7 +125,7 @@
                 {{ cdc_decimal_text_from_digits(
                     'decimal_digits.' ~ slot.name ~ '_unscaled',
                     'decimal_digits.' ~ slot.name ~ '_digits',
-                    'greatest(decimal_digits.' ~ slot.name ~ '_decimal_scale, 0)'
+                    'coalesce(decimal_digits.' ~ slot.name ~ '_scale, 0)'
                 ) }},
                 decimal_digits.{{ slot.name }}_time_text,
                 decimal_digits.{{ slot.name }}_raw_text
@@ -305,6 +313,88 @@
     )
 
     select * from final
+{% endmacro %}
+
+
+{% macro cdc_partitions_with_new_changes(loaded_after=none) %}
+    {#-
+        The staging partitions (lower-cased source table names; '' for none) that hold changes
+        staged after `loaded_after` (a timestamp literal; none: any change), in every staging
+        model of var cdc_staging_models: one query, so that a run types only the tables that
+        have something new. none when not executing, in a unit test, or before the staging
+        models are built (dbt compile on a new warehouse): then every table is to be read.
+    -#}
+    {%- if not cdc_staging_is_built() -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set probe -%}
+        {%- for model_name in var('cdc_staging_models') %}
+        select distinct coalesce(staged_records.source_table_partition, '') as source_table_partition
+        from {{ ref(model_name) }} as staged_records
+        where
+            staged_records.record_outcome = 'change'
+            {%- if loaded_after %}
+            and staged_records.loaded_at > {{ loaded_after }}
+            {%- endif %}
+        {%- if not loop.last %}
+        union
+        {%- endif %}
+        {%- endfor %}
+    {%- endset -%}
+    {{ return(run_query(probe).columns[0].values() | list) }}
+{% endmacro %}
+
+
+{% macro cdc_staging_is_built() %}
+    {#- True when executing a model (not a unit test) and every staging model's table exists, so that a probe can read them. -#}
+    {%- if not execute or model.resource_type == 'unit_test' -%}
+        {{ return(false) }}
+    {%- endif -%}
+    {%- for model_name in var('cdc_staging_models') -%}
+        {%- if load_relation(ref(model_name)) is none -%}
+            {{ return(false) }}
+        {%- endif -%}
+    {%- endfor -%}
+    {{ return(true) }}
+{% endmacro %}
+
+
+{% macro cdc_checked_through(relation) %}
+    {#-
+        The staging time up to which a log of checked changes (int_change_rejections_logged)
+        has checked every staged change: the larger of the table property
+        cdc.checked_through (set after each run by cdc_mark_checked_through) and the newest
+        loaded_at it holds, as a timestamp literal; none when neither exists. A run stopped
+        between its insert and the property reads its own rows, so it never logs a change twice.
+    -#}
+    {%- set logged = cdc_watermark(relation, 'loaded_at') -%}
+    {%- set property = run_query("show tblproperties " ~ relation ~ " ('cdc.checked_through')").columns[1].values()[0] -%}
+    {%- if property is none or not (property | string)[:1].isdigit() -%}
+        {{ return(logged) }}
+    {%- endif -%}
+    {%- set checked = "timestamp'" ~ property ~ "'" -%}
+    {{ return(checked if logged is none or checked > logged else logged) }}
+{% endmacro %}
+
+
+{% macro cdc_mark_checked_through(relation) %}
+    {#- Post-hook: records that every change staged so far has been checked (see cdc_checked_through). -#}
+    {%- if not execute -%}
+        {{ return('') }}
+    {%- endif -%}
+    {%- set newest_staged -%}
+        select cast(max(loaded_at) as string) from (
+        {%- for model_name in var('cdc_staging_models') %}
+            select max(loaded_at) as loaded_at from {{ ref(model_name) }} where record_outcome = 'change'
+            {{- ' union all' if not loop.last }}
+        {%- endfor %}
+        ) as staged
+    {%- endset -%}
+    {%- set through = run_query(newest_staged).columns[0].values()[0] -%}
+    {%- if through is none -%}
+        {{ return('') }}
+    {%- endif -%}
+    {{ return("alter table " ~ relation ~ " set tblproperties ('cdc.checked_through' = '" ~ through ~ "')") }}
 {% endmacro %}
 
 

@@ -1,15 +1,23 @@
-{{ config(materialized='incremental', incremental_strategy='append') }}
+{{ config(
+    materialized='incremental',
+    incremental_strategy='append',
+    post_hook="{{ cdc_mark_checked_through(this) }}",
+) }}
 
 {#-
     Every staged change that no current-state table can apply: its source table is not in the
     registry (unknown_table), or the change has no value for a key column (missing_key), or a
     value does not type as its column is declared (uncastable_value). The typing is the one the
     current-state tables use (cdc_typed_changes), so a change is applied there or logged here.
-    Each branch reads one staging partition; source tables nobody declared, the rest.
+    Each branch reads one staging partition, and only when changes were staged for it since the
+    last run; source tables nobody declared, the rest.
 -#}
 
+{#- Changes staged after the last run's check (most runs log no rejection, so not the log's own newest row) -#}
+{%- set loaded_after = cdc_checked_through(this) if execute and is_incremental() else none -%}
+{#- Only the source tables with changes staged since the last run are typed again (one probe). -#}
+{%- set new_partitions = cdc_partitions_with_new_changes(loaded_after) -%}
 {%- set target_tables = cdc_target_tables() -%}
-{%- set loaded_after = cdc_watermark(this, 'loaded_at') if execute and is_incremental() else none -%}
 {%- set registered_names = target_tables | map(attribute='source_table') | unique | list -%}
 {%- set unregistered_names -%}
 {%- for name in registered_names %}{{ cdc_sql_string(name) }}{{ ', ' if not loop.last }}{% endfor -%}
@@ -18,10 +26,14 @@
 (source_table_partition is null{% if registered_names %} or source_table_partition not in ({{ unregistered_names }}){% endif %})
 {%- if loaded_after %} and loaded_at > {{ loaded_after }}{% endif -%}
 {%- endset -%}
+{%- set checked_tables = [] -%}
+{%- for target_table in target_tables if new_partitions is none or target_table.source_table in new_partitions -%}
+    {%- do checked_tables.append(target_table) -%}
+{%- endfor -%}
 
 with
 
-{% for target_table in target_tables %}
+{% for target_table in checked_tables %}
 {%- set claimants = target_tables | selectattr('source_table', 'equalto', target_table.source_table) | list %}
 rejected_changes_{{ loop.index }} as (
     select
@@ -39,7 +51,7 @@ unregistered_changes as (
 ),
 
 rejections as (
-    {%- for target_table in target_tables %}
+    {%- for target_table in checked_tables %}
     select
         rejected_changes_{{ loop.index }}.raw_record_id,
         rejected_changes_{{ loop.index }}.row_index,
