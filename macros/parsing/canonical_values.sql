@@ -20,6 +20,36 @@
 {%- endmacro %}
 
 
+{% macro cdc_timestamp_from_epoch(number_expr, unit) -%}
+    {#-
+        A timestamp from a number of `unit`s (seconds, millis, micros, nanos) since the epoch;
+        null outside the years 0001 to 9999, which Spark cannot hold: a range check before the
+        conversion, so that one value at the edge of a long never fails the query (ANSI mode
+        or not). Renders text (no return): it is called inside other macros.
+    -#}
+    {%- set limits = {
+        'seconds': ('-62135596800', '253402300799'),
+        'millis': ('-62135596800000', '253402300799999'),
+        'micros': ('-62135596800000000', '253402300799999999'),
+    } -%}
+    {%- if unit not in ['seconds', 'millis', 'micros', 'nanos'] -%}
+        {{ exceptions.raise_compiler_error(
+            "cdc_timestamp_from_epoch: unit is '" ~ unit ~ "', expected one of seconds, millis, micros, nanos"
+        ) }}
+    {%- endif -%}
+    {%- if unit == 'nanos' -%}
+    {#- every long of nanoseconds is within 1677..2262 -#}
+    timestamp_micros(div({{ number_expr }}, 1000))
+    {%- else -%}
+    if(
+        {{ number_expr }} between {{ limits[unit][0] }} and {{ limits[unit][1] }},
+        timestamp_{{ unit }}({{ number_expr }}),
+        null
+    )
+    {%- endif -%}
+{%- endmacro %}
+
+
 {% macro cdc_time_of_day_text(micros_expr) -%}
     {#- Microseconds after midnight to 'HH:mm:ss.SSSSSS', independent of the session time zone. -#}
     concat_ws(
@@ -191,17 +221,17 @@
         then cast(date_from_unix_date(try_variant_get({{ v }}, '$', 'int')) as string)
     {%- if family in ('timestamp', 'string') %}
     when {{ field }}.name in ('io.debezium.time.Timestamp', 'org.apache.kafka.connect.data.Timestamp')
-        then {{ cdc_timestamp_text("timestamp_millis(try_variant_get(" ~ v ~ ", '$', 'bigint'))") }}
+        then {{ cdc_timestamp_text(cdc_timestamp_from_epoch("try_variant_get(" ~ v ~ ", '$', 'bigint')", 'millis')) }}
     when {{ field }}.name = 'io.debezium.time.MicroTimestamp'
-        then {{ cdc_timestamp_text("timestamp_micros(try_variant_get(" ~ v ~ ", '$', 'bigint'))") }}
+        then {{ cdc_timestamp_text(cdc_timestamp_from_epoch("try_variant_get(" ~ v ~ ", '$', 'bigint')", 'micros')) }}
     when {{ field }}.name = 'io.debezium.time.NanoTimestamp'
-        then {{ cdc_timestamp_text("timestamp_micros(div(try_variant_get(" ~ v ~ ", '$', 'bigint'), 1000))") }}
+        then {{ cdc_timestamp_text(cdc_timestamp_from_epoch("try_variant_get(" ~ v ~ ", '$', 'bigint')", 'nanos')) }}
     when {{ field }}.name = 'io.debezium.time.ZonedTimestamp'
         then {{ cdc_timestamp_text("try_cast(try_variant_get(" ~ v ~ ", '$', 'string') as timestamp)") }}
     {%- endif %}
     {%- if family == 'string' %}
     when {{ field }}.name in ('io.debezium.time.Time', 'org.apache.kafka.connect.data.Time')
-        then {{ cdc_time_of_day_text("try_variant_get(" ~ v ~ ", '$', 'bigint') * 1000") }}
+        then {{ cdc_time_of_day_text("try_multiply(try_variant_get(" ~ v ~ ", '$', 'bigint'), 1000)") }}
     when {{ field }}.name = 'io.debezium.time.MicroTime'
         then {{ cdc_time_of_day_text("try_variant_get(" ~ v ~ ", '$', 'bigint')") }}
     when {{ field }}.name = 'io.debezium.time.NanoTime'

@@ -145,7 +145,7 @@
             relation_alias ~ '.envelope_fields', ['after', 'before'], relation_alias ~ '.kafka_key.field_schemas'
         ),
         'change_sequence': _debezium_change_sequence(source),
-        'commit_timestamp': 'timestamp_millis(nullif(' ~ source ~ '.ts_ms, 0))',
+        'commit_timestamp': cdc_timestamp_from_epoch('nullif(' ~ source ~ '.ts_ms, 0)', 'millis'),
         'transaction_id': 'coalesce(' ~ p ~ '.transaction.id, cast(' ~ source ~ '.txId as string), ' ~ source ~ '.gtid)',
     }) }}
 {% endmacro %}

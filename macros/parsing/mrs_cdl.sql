@@ -50,7 +50,7 @@
             relation_alias ~ '.envelope_fields', ['data', 'before', 'unique']
         ),
         'change_sequence': 'array(coalesce(' ~ lsn ~ ', 0), coalesce(' ~ lsn ~ ', 0))',
-        'commit_timestamp': 'timestamp_millis(' ~ p ~ '.`TIMESTAMP`)',
+        'commit_timestamp': cdc_timestamp_from_epoch(p ~ '.`TIMESTAMP`', 'millis'),
         'transaction_id': 'cast(' ~ tx_id ~ ' as string)',
     }) }}
 {% endmacro %}

@@ -17,23 +17,22 @@
             else try_cast({{ text_expr }} as date)
         end
     {%- elif data_type == 'timestamp' -%}
-        {%- set epoch_functions = {
-            'epoch_seconds': 'timestamp_seconds',
-            'epoch_millis': 'timestamp_millis',
-            'epoch_micros': 'timestamp_micros',
-        } -%}
+        {%- set units = {'epoch_seconds': 'seconds', 'epoch_millis': 'millis', 'epoch_micros': 'micros', 'epoch_nanos': 'nanos'} -%}
         case
-            when {{ text_expr }} rlike '^-?[0-9]+$' then
-            {%- if encoding == 'epoch_nanos' %}
-                timestamp_micros(div(try_cast({{ text_expr }} as bigint), 1000))
-            {%- else %}
-                {{ epoch_functions.get(encoding or 'epoch_millis') }}(try_cast({{ text_expr }} as bigint))
-            {%- endif %}
+            when {{ text_expr }} rlike '^-?[0-9]+$'
+                then {{ cdc_timestamp_from_epoch('try_cast(' ~ text_expr ~ ' as bigint)', units.get(encoding or 'epoch_millis')) }}
             else try_cast({{ text_expr }} as timestamp)
         end
     {%- elif data_type.startswith('decimal') -%}
-        {#- Encoded decimals (bytes, base64) are decoded to text before: cdc_value_decoding. -#}
-        try_cast({{ text_expr }} as {{ data_type }})
+        {#- Encoded decimals (bytes, base64) are decoded to text before: cdc_value_decoding.
+            More fraction digits than the declared scale (other than trailing zeros) would be
+            rounded by the cast: such a value does not type (uncastable_value), nothing is altered. -#}
+        {%- set scale = (data_type.split(',')[1].rstrip(')') | trim) if ',' in data_type else '0' -%}
+        if(
+            length(regexp_extract({{ text_expr }}, '\\.([0-9]*?)0*$', 1)) > {{ scale }},
+            null,
+            try_cast({{ text_expr }} as {{ data_type }})
+        )
     {%- else -%}
         try_cast({{ text_expr }} as {{ data_type }})
     {%- endif -%}
