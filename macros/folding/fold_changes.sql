@@ -77,20 +77,7 @@
             {%- for column in target_table.columns %}
             grouped_rows.{{ cdc_quote(column.name) }},
             {%- endfor %}
-            grouped_rows.reset as _cdc_reset,
-            named_struct(
-                {%- for column in value_columns %}
-                {{ cdc_sql_string(column.name) }}, {{ _cdc_version_after_reset('grouped_rows', loop.index, 'reset') }},
-                {%- endfor %}
-                '_cdc_none', cast(null as {{ cdc_change_version_type() }})
-            ) as _cdc_column_versions,
-            grouped_rows.last_change as _cdc_last_change,
-            grouped_rows.loaded_at as _cdc_loaded_at,
-            cast(null as {{ cdc_change_version_type() }}) as _cdc_truncated_before,
-            coalesce(grouped_rows.reset.is_delete, true)
-            {%- for column in value_columns %}
-            and {{ _cdc_version_after_reset('grouped_rows', loop.index, 'reset') }} is null
-            {%- endfor %} as _cdc_is_deleted
+            {{ _cdc_key_row_state('grouped_rows', 'reset', value_columns) | indent(12) }}
         from grouped_rows
         -- keys with a change (a rejected change carries no state, and no last change)
         where grouped_rows.last_change is not null
@@ -135,20 +122,7 @@
             reset_rows.{{ cdc_quote(column.name) }},
             {%- endif %}
             {%- endfor %}
-            reset_rows.effective_reset as _cdc_reset,
-            named_struct(
-                {%- for column in value_columns %}
-                {{ cdc_sql_string(column.name) }}, {{ _cdc_version_after_reset('reset_rows', loop.index) }},
-                {%- endfor %}
-                '_cdc_none', cast(null as {{ cdc_change_version_type() }})
-            ) as _cdc_column_versions,
-            reset_rows.last_change as _cdc_last_change,
-            reset_rows.loaded_at as _cdc_loaded_at,
-            cast(null as {{ cdc_change_version_type() }}) as _cdc_truncated_before,
-            coalesce(reset_rows.effective_reset.is_delete, true)
-            {%- for column in value_columns %}
-            and {{ _cdc_version_after_reset('reset_rows', loop.index) }} is null
-            {%- endfor %} as _cdc_is_deleted
+            {{ _cdc_key_row_state('reset_rows', 'effective_reset', value_columns) | indent(12) }}
         from reset_rows
     ),
 
@@ -178,7 +152,26 @@
 {% endmacro %}
 
 
-{% macro _cdc_version_after_reset(relation, index, reset_column='effective_reset') -%}
+{% macro _cdc_key_row_state(relation, reset_column, value_columns) -%}
+    {#- The row-state columns after the declared ones, for a key's grouped row whose reset is `reset_column`. -#}
+    {{ relation }}.{{ reset_column }} as _cdc_reset,
+    named_struct(
+        {%- for column in value_columns %}
+        {{ cdc_sql_string(column.name) }}, {{ _cdc_version_after_reset(relation, loop.index, reset_column) }},
+        {%- endfor %}
+        '_cdc_none', cast(null as {{ cdc_change_version_type() }})
+    ) as _cdc_column_versions,
+    {{ relation }}.last_change as _cdc_last_change,
+    {{ relation }}.loaded_at as _cdc_loaded_at,
+    cast(null as {{ cdc_change_version_type() }}) as _cdc_truncated_before,
+    coalesce({{ relation }}.{{ reset_column }}.is_delete, true)
+    {%- for column in value_columns %}
+    and {{ _cdc_version_after_reset(relation, loop.index, reset_column) }} is null
+    {%- endfor %} as _cdc_is_deleted
+{%- endmacro %}
+
+
+{% macro _cdc_version_after_reset(relation, index, reset_column) -%}
     {#- The version of value column `index` when it is newer than the row's reset (set by a later partial update). -#}
     if(
         {{ relation }}.{{ reset_column }} is null or {{ relation }}._version_{{ index }} > {{ relation }}.{{ reset_column }}.version,
