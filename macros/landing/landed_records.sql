@@ -1,7 +1,10 @@
 {#-
     Reading landed files as raw records. Both readers return the same columns:
       landing_table, landing_file, landed_at, landing_position, record_value, record_key,
-      kafka_topic, kafka_partition, kafka_offset, kafka_timestamp
+      kafka_topic, kafka_partition, kafka_offset, kafka_timestamp, unreadable_reason
+    unreadable_reason (cdc_unreadable_reason) says why a record must not be parsed at all;
+    a flavour parses cdc_readable_value(...) instead of the raw text, so that such a record
+    is quarantined with that reason and never reaches a JSON parser.
     In an incremental run they read only files that the calling model has not ingested yet
     (see _cdc_new_landing_files); the filter is made of literals, so Spark skips the other
     files without opening them.
@@ -19,7 +22,15 @@
         cast(null as string) as kafka_topic,
         cast(null as int) as kafka_partition,
         cast(null as bigint) as kafka_offset,
-        cast(null as timestamp) as kafka_timestamp
+        cast(null as timestamp) as kafka_timestamp,
+        {#- Splitting a file into lines replaces bytes that are not UTF-8 by U+FFFD (Spark
+            splits Java strings), so the check is per file: in a file that is not valid UTF-8,
+            a line holding U+FFFD is unreadable. -#}
+        {{ cdc_unreadable_reason(
+            "if(is_valid_utf8(landed_files.value) or not contains(file_lines.line, '\uFFFD'), file_lines.line, null)",
+            'cast(null as string)',
+            'file_lines.line',
+        ) }} as unreadable_reason
     from {{ landing_relation }} as landed_files
     lateral view posexplode(split(landed_files.value, '\r?\n')) file_lines as line_index, line
     where
@@ -40,7 +51,10 @@
         landed_records.topic as kafka_topic,
         landed_records.`partition` as kafka_partition,
         landed_records.`offset` as kafka_offset,
-        landed_records.`timestamp` as kafka_timestamp
+        landed_records.`timestamp` as kafka_timestamp,
+        {{ cdc_unreadable_reason(
+            'cast(landed_records.value as string)', 'cast(landed_records.key as string)',
+        ) }} as unreadable_reason
     from {{ landing_relation }} as landed_records
     where
         true
@@ -48,36 +62,90 @@
 {% endmacro %}
 
 
+{% macro cdc_unreadable_reason(value_expr, key_expr, raw_value_expr=none) -%}
+    {#-
+        Why a raw record must not be parsed, or null: its value or key is not valid UTF-8
+        (invalid_utf8: parsing would replace those bytes and store an altered value), or its
+        JSON nests deeper than cdc_max_json_depth (nesting_too_deep: Spark's parsers recurse
+        once per level, and a deep enough record kills the JVM with a stack overflow).
+        value_expr is null when the value is not valid UTF-8; raw_value_expr (default
+        value_expr) is the text to measure.
+    -#}
+    {%- set raw_value = raw_value_expr or value_expr -%}
+    case
+        when {{ raw_value }} is not null and ({{ value_expr }} is null or not is_valid_utf8({{ value_expr }}))
+            then 'invalid_utf8'
+        when {{ key_expr }} is not null and not is_valid_utf8({{ key_expr }})
+            then 'invalid_utf8'
+        when {{ _cdc_json_deeper_than(raw_value, var('cdc_max_json_depth')) }}
+            or {{ _cdc_json_deeper_than(key_expr, var('cdc_max_json_depth')) }}
+            then 'nesting_too_deep'
+    end
+{%- endmacro %}
+
+
+{% macro _cdc_json_deeper_than(text_expr, max_depth) -%}
+    {#-
+        Whether the JSON text nests objects and arrays deeper than max_depth, cheapest test
+        first: a text with at most max_depth opening brackets cannot; nor can one whose
+        brackets (strings removed) are gone after removing the innermost pairs eight times
+        (a wide schema envelope); what remains is counted bracket by bracket.
+    -#}
+    {%- set max_depth = max_depth | int -%}
+    {#- the brackets outside strings (regular expressions in SQL literals: backslashes doubled) -#}
+    {%- set brackets -%}
+        regexp_replace(regexp_replace({{ text_expr }}, '"(?:[^"\\\\]|\\\\.)*"', ''), '[^\\[\\]{}]', '')
+    {%- endset -%}
+    {%- set innermost_pair -%} '\\[\\]|\\{\\}' {%- endset -%}
+    {%- set outer_brackets = namespace(expr=brackets) -%}
+    {%- for pass in range(8) -%}
+        {%- set outer_brackets.expr = 'regexp_replace(' ~ outer_brackets.expr ~ ', ' ~ innermost_pair ~ ", '')" -%}
+    {%- endfor -%}
+    coalesce(
+        length({{ text_expr }}) - length(translate({{ text_expr }}, '{[', '')) > {{ max_depth }}
+        and length({{ outer_brackets.expr }}) > {{ max_depth }}
+        and aggregate(
+            split({{ brackets }}, ''),
+            named_struct('depth', 0, 'deepest', 0),
+            (counted, bracket) -> named_struct(
+                'depth', counted.depth + if(bracket in ('{', '['), 1, -1),
+                'deepest', greatest(counted.deepest, counted.depth + if(bracket in ('{', '['), 1, -1))
+            )
+        ).deepest > {{ max_depth }},
+        false
+    )
+{%- endmacro %}
+
+
+{% macro cdc_readable_value(relation_alias, value_column='record_value') -%}
+    {#- The raw text to parse: null for a record that cdc_unreadable_reason rules out. -#}
+    if({{ relation_alias }}.unreadable_reason is null, {{ relation_alias }}.{{ value_column }}, null)
+{%- endmacro %}
+
+
 {% macro _cdc_new_landing_files(landing_relation, files_alias) %}
     {#-
-        Files not yet ingested into the calling incremental model ({{ this }}): modified no
-        earlier than (newest ingested file - cdc_landing_lookback_hours), minus the files
-        already ingested in that window.
+        Files not yet ingested into the calling incremental model ({{ this }}), whatever their
+        modification time: a file copied with its times preserved, a backfill or a late sink
+        is read like any other. The ingested files are read once per run and given to Spark
+        as literals, so it skips them when it lists the folder, without opening them. A run's
+        rows become visible all at once (staging is partitioned by loaded_at and a partition
+        is registered only after its files are written), so a file is either wholly ingested
+        or not at all, even when a run is killed.
     -#}
     {%- if execute and this is not none and is_incremental() -%}
-        {%- set lookback_hours = var('cdc_landing_lookback_hours') | int -%}
-        {%- set watermark_query -%}
-            select
-                cast(max(landed_at) - make_interval(0, 0, 0, 0, {{ lookback_hours }}, 0, 0) as string) as since
+        {%- set ingested_query -%}
+            select distinct landing_file
             from {{ this }}
             where landing_table = '{{ landing_relation.identifier }}'
         {%- endset -%}
-        {%- set since = run_query(watermark_query).columns[0].values()[0] -%}
-        {%- if since is not none -%}
-            {%- set ingested_query -%}
-                select distinct landing_file
-                from {{ this }}
-                where landing_table = '{{ landing_relation.identifier }}' and landed_at >= timestamp'{{ since }}'
-            {%- endset -%}
-            {%- set ingested = run_query(ingested_query).columns[0].values() -%}
-            and {{ files_alias }}._metadata.file_modification_time >= timestamp'{{ since }}'
-            {% if ingested | length > 0 -%}
+        {%- set ingested = run_query(ingested_query).columns[0].values() -%}
+        {%- if ingested | length > 0 %}
             and {{ files_alias }}._metadata.file_path not in (
-                {%- for file_path in ingested %}
-                '{{ file_path | replace("\\", "\\\\") | replace("'", "\\'") }}'{{ "," if not loop.last }}
+                {%- for file_path in ingested | sort %}
+                {{ cdc_sql_string(file_path) }}{{ "," if not loop.last }}
                 {%- endfor %}
             )
-            {%- endif %}
         {%- endif -%}
     {%- endif -%}
 {% endmacro %}

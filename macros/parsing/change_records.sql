@@ -27,11 +27,29 @@
             ~ "; expected one for each of " ~ cdc_record_field_names() | join(', ')
         ) }}
     {%- endif -%}
-    {%- set is_change = relation_alias ~ ".classification.outcome = 'change'" -%}
+    {#-
+        Checks every flavour shares, before its own classification: a record that must not be
+        parsed (unreadable_reason of the landed record), and a change whose image names a
+        column twice (duplicate_field_name: which value is meant is not knowable).
+    -#}
+    {%- set repeats_a_name = [] -%}
+    {%- for image in ['key_image', 'before_image', 'after_image'] -%}
+        {%- do repeats_a_name.append(_cdc_repeats_a_name(fields[image])) -%}
+    {%- endfor -%}
+    {%- set classification -%}
+        case
+            when {{ relation_alias }}.unreadable_reason is not null
+                then named_struct('outcome', 'quarantined', 'reason', {{ relation_alias }}.unreadable_reason)
+            when {{ relation_alias }}.classification.outcome = 'change' and ({{ repeats_a_name | join(' or ') }})
+                then {{ cdc_classification('quarantined', 'duplicate_field_name') }}
+            else {{ relation_alias }}.classification
+        end
+    {%- endset -%}
+    {%- set is_change = '(' ~ classification ~ ").outcome = 'change'" -%}
     concat_ws(':', {{ relation_alias }}.landing_file, cast({{ relation_alias }}.landing_position as string)) as raw_record_id,
     cast({{ row_index }} as int) as row_index,
-    {{ relation_alias }}.classification.outcome as record_outcome,
-    {{ relation_alias }}.classification.reason as outcome_reason,
+    ({{ classification }}).outcome as record_outcome,
+    ({{ classification }}).reason as outcome_reason,
     '{{ flavour }}' as flavour,
     cast({{ fields.source_database }} as string) as source_database,
     cast({{ fields.source_schema }} as string) as source_schema,
@@ -57,6 +75,12 @@
     if({{ is_change }}, null, {{ relation_alias }}.record_value) as raw_value,
     {#- last: the Hive partition column of every staging model -#}
     lower(cast({{ fields.source_table }} as string)) as source_table_partition
+{%- endmacro %}
+
+
+{% macro _cdc_repeats_a_name(image_expr) -%}
+    {#- Whether a row image (map<string, variant>, as parsed: a repeated JSON name stays repeated) holds a name twice. -#}
+    coalesce(size(map_keys({{ image_expr }})) > size(array_distinct(map_keys({{ image_expr }}))), false)
 {%- endmacro %}
 
 

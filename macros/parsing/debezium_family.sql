@@ -20,8 +20,8 @@
     parsed_records as (
         select
             landed.*,
-            {{ debezium_parse_message('landed.record_value') }} as message,
-            from_json(landed.record_key, 'map<string, variant>') as key_fields
+            {{ debezium_parse_message(cdc_readable_value('landed')) }} as message,
+            from_json({{ cdc_readable_value('landed', 'record_key') }}, 'map<string, variant>') as key_fields
         from {{ landed_relation }} as landed
     ),
 

@@ -31,7 +31,8 @@
 
 {% macro mrs_cdl_v1_record_fields(relation_alias) %}
     {#-
-        Canonical field expressions for CDL 1.0 (columns as for debezium_record_fields).
+        Canonical field expressions for CDL 1.0 (columns as for debezium_record_fields). The key
+        image is `unique`, else the Kafka record's key (as for Debezium).
         Change sequence: [LSN, LSN], the shape of Debezium's Postgres sequence, so that one
         table fed by CDL 1.0 and 2.0 messages orders consistently.
     -#}
@@ -43,7 +44,7 @@
         'source_schema': p ~ '.SEG_OWNER',
         'source_table': p ~ '.TABLE_NAME',
         'operation': 'lower(' ~ p ~ '.OPERATION)',
-        'key_image': p ~ '.unique',
+        'key_image': 'coalesce(' ~ p ~ '.unique, ' ~ relation_alias ~ '.kafka_key.image)',
         'before_image': p ~ '.before',
         'after_image': p ~ '.data',
         'field_schemas': cdc_kafka_connect_images_field_schemas(

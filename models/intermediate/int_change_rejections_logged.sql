@@ -1,6 +1,8 @@
+{#- Partitioned by the staging run (loaded_at): a run's rows appear at once, never half, so a killed run logs nothing. -#}
 {{ config(
     materialized='incremental',
     incremental_strategy='append',
+    partition_by=['loaded_at'],
     post_hook="{{ cdc_mark_checked_through(this) }}",
 ) }}
 

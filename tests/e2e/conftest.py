@@ -74,17 +74,17 @@ class Dbt:
 
     spark_remote: str
 
-    def run(
+    def invocation(
         self,
         *args: str,
         schema: str,
         landing_root: Path,
         extra_vars: dict[str, Any] | None = None,
-        check: bool = True,
         in_process_state_dir: Path | None = None,
-    ) -> subprocess.CompletedProcess[str]:
-        """Runs dbt through the Connect server, or with Spark in the dbt process (the `local`
-        target, as bin/demo runs) on its own warehouse when in_process_state_dir is given."""
+    ) -> tuple[list[str], dict[str, str]]:
+        """The dbt command line and environment: through the Connect server, or with Spark in
+        the dbt process (the `local` target, as bin/demo runs) on its own warehouse when
+        in_process_state_dir is given."""
         target = {"CDC_TARGET": "connect", "SPARK_REMOTE": self.spark_remote}
         if in_process_state_dir is not None:
             target = {"CDC_TARGET": "local", "CDC_SPARK_STATE_DIR": str(in_process_state_dir)}
@@ -108,6 +108,25 @@ class Dbt:
         )
         dbt_vars = {"cdc_landing_root": str(landing_root), **(extra_vars or {})}
         command = [str(PROJECT_DIR / ".venv" / "bin" / "dbt"), *args, "--vars", json.dumps(dbt_vars)]
+        return command, env
+
+    def run(
+        self,
+        *args: str,
+        schema: str,
+        landing_root: Path,
+        extra_vars: dict[str, Any] | None = None,
+        check: bool = True,
+        in_process_state_dir: Path | None = None,
+    ) -> subprocess.CompletedProcess[str]:
+        """Runs dbt to its end (see invocation); fails the test when dbt fails and check is set."""
+        command, env = self.invocation(
+            *args,
+            schema=schema,
+            landing_root=landing_root,
+            extra_vars=extra_vars,
+            in_process_state_dir=in_process_state_dir,
+        )
         result = subprocess.run(command, cwd=PROJECT_DIR, env=env, capture_output=True, text=True)
         if check and result.returncode != 0:
             pytest.fail(

@@ -1,0 +1,148 @@
+"""A killed run leaves nothing half done: `kill -9` of the dbt process tree (dbt and the Spark
+it runs in-process) at several points of an incremental run, then a plain rerun, gives the
+tables, logs and counts of a run that was never interrupted."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from conftest import PROJECT_DIR, SAMPLE_LANDING, Dbt
+
+# (model whose start the kill waits for, seconds after it): staging, the rejection log, a mart.
+KILL_POINTS = [("stg_debezium__records", 1.5), ("int_change_rejections_logged", 1.5), ("shop__orders", 2.0)]
+SECOND_RUN_FILES = [
+    "orders-0002.jsonl",
+    "orders-0003-bad.jsonl",
+    "dbserver1.shop.customers+0+0000000008.parquet",
+]
+# Models and the seed only: no tests (dbt build would add each selected model's tests).
+MODELS = [
+    "build",
+    "--select",
+    "resource_type:model resource_type:seed",
+    "--exclude",
+    "tag:corpus",
+    "--indirect-selection",
+    "empty",
+]
+COMPARED = {
+    "staging": [f"stg_{flavour}__records" for flavour in ("debezium", "arcion_kafka", "mrs_cdl")],
+    "intermediate": ["int_quarantined_records_logged", "int_control_records_logged"],
+    "marts": ["shop__orders", "shop__customers", "shop__cart_items", "tpch__region", "cdl__ct_pg2hudi"],
+}
+
+READ_TABLES = """
+import json, sys
+from pyspark.sql import SparkSession
+state_dir, schemas, compared = sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3])
+spark = (
+    SparkSession.builder.master("local[1]")
+    .config("spark.sql.warehouse.dir", f"{state_dir}/warehouse")
+    .config("spark.hadoop.javax.jdo.option.ConnectionURL", f"jdbc:derby:;databaseName={state_dir}/metastore_db")
+    .config("spark.sql.session.timeZone", "UTC")
+    .enableHiveSupport()
+    .getOrCreate()
+)
+record = "element_at(split(raw_record_id, '/'), -1) as raw_record"
+columns = {
+    "staging": f"{record}, row_index, record_outcome, outcome_reason, operation, to_json(after_image) as after_image",
+    "intermediate": f"{record}, *",
+    "marts": "* except (_cdc)",
+}
+tables = {}
+for schema in schemas:
+    for layer, names in compared.items():
+        for name in names:
+            query = f"select {columns[layer]} from {schema}_{layer}.{name}"
+            frame = spark.sql(query)
+            dropped = [c for c in frame.columns if c in ("raw_record_id", "landing_file", "loaded_at")]
+            frame = frame.drop(*dropped)
+            rows = sorted(json.dumps([None if v is None else str(v) for v in row]) for row in frame.collect())
+            tables[f"{schema}.{layer}.{name}"] = rows
+print(json.dumps(tables))
+"""
+
+
+def land(landing_root: Path, second_run: bool) -> None:
+    """The sample landing data: all but SECOND_RUN_FILES for the first run, all for the second."""
+    for folder in SAMPLE_LANDING.glob("*/*"):
+        for file in folder.iterdir():
+            if file.name.startswith(".") or ((file.name in SECOND_RUN_FILES) != second_run):
+                continue
+            target = landing_root / folder.relative_to(SAMPLE_LANDING)
+            target.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(file, target / file.name)
+
+
+def run_killed(dbt: Dbt, schema: str, landing_root: Path, state_dir: Path, model: str, delay: float) -> str:
+    """Starts dbt, kills its process tree `delay` seconds after `model` starts; its output."""
+    command, env = dbt.invocation(
+        *MODELS, schema=schema, landing_root=landing_root, in_process_state_dir=state_dir
+    )
+    process = subprocess.Popen(
+        command,
+        cwd=PROJECT_DIR,
+        env=env | {"PYTHONUNBUFFERED": "1"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    assert process.stdout is not None
+    output: list[str] = []
+    killer: threading.Timer | None = None
+    for line in process.stdout:
+        output.append(line)
+        if killer is None and " START " in line and f".{model} " in line:
+            killer = threading.Timer(delay, os.killpg, (process.pid, signal.SIGKILL))
+            killer.start()
+    process.wait()
+    assert killer is not None, f"dbt never started {model}:\n" + "".join(output[-40:])
+    killer.join()
+    return "".join(output)
+
+
+def test_reruns_after_kill_9_equal_an_uninterrupted_run(dbt: Dbt, tmp_path: Path) -> None:
+    state_dir = tmp_path / "spark"
+    reference, killed = "it_kill_reference", "it_kill_rerun"
+    for schema in (reference, killed):
+        land(tmp_path / schema, second_run=False)
+        dbt.run(*MODELS, schema=schema, landing_root=tmp_path / schema, in_process_state_dir=state_dir)
+        land(tmp_path / schema, second_run=True)
+    dbt.run(*MODELS, schema=reference, landing_root=tmp_path / reference, in_process_state_dir=state_dir)
+
+    for model, delay in KILL_POINTS:
+        output = run_killed(dbt, killed, tmp_path / killed, state_dir, model, delay)
+        assert "Completed successfully" not in output, f"the run killed at {model} finished first"
+        time.sleep(1)  # the metastore's lock files go with the process
+    dbt.run(*MODELS, schema=killed, landing_root=tmp_path / killed, in_process_state_dir=state_dir)
+
+    read = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            READ_TABLES,
+            str(state_dir),
+            json.dumps([reference, killed]),
+            json.dumps(COMPARED),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={name: value for name, value in os.environ.items() if not name.startswith("SPARK_")}
+        | {"SPARK_LOCAL_IP": "127.0.0.1"},
+    )
+    tables = json.loads(read.stdout.strip().splitlines()[-1])
+    for layer, names in COMPARED.items():
+        for name in names:
+            rows = tables[f"{reference}.{layer}.{name}"]
+            assert rows, f"{layer}.{name} holds rows in the uninterrupted run"
+            assert tables[f"{killed}.{layer}.{name}"] == rows, f"{layer}.{name} after kills and a rerun"
