@@ -23,10 +23,13 @@
                 ~ (target_table.source_schema or '*') ~ '.' ~ target_table.source_table ~ '): '
                 ~ row_count ~ ' current rows') }}
             {% if row_count > 0 %}
-                {% set columns = target_table.columns | map(attribute='name') | list %}
+                {% set columns = [] %}
+                {% for column in target_table.columns %}{% do columns.append(cdc_quote(column.name)) %}{% endfor %}
+                {% set key_columns = [] %}
+                {% for key in target_table.key_columns %}{% do key_columns.append(cdc_quote(key)) %}{% endfor %}
                 {% set rows = run_query(
                     'select ' ~ columns | join(', ') ~ ', _cdc.operation as last_operation from ' ~ relation
-                    ~ ' order by ' ~ target_table.key_columns | join(', ') ~ ' limit ' ~ sample_rows) %}
+                    ~ ' order by ' ~ key_columns | join(', ') ~ ' limit ' ~ sample_rows) %}
                 {% do rows.print_table(max_rows=sample_rows, max_columns=8, max_column_width=28) %}
             {% endif %}
         {% endif %}

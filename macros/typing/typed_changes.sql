@@ -138,7 +138,7 @@
         select
             decoded_changes.*,
             {%- for column in columns %}
-            -- {{ column.name }} is carried unless absent or Debezium's "unchanged" placeholder
+            -- column {{ loop.index }} is carried unless absent or Debezium's "unchanged" placeholder
             coalesce(map_contains_key(decoded_changes.after_image, {{ cdc_sql_string(column.name) }}), false)
             and coalesce(
                 decoded_changes._after_{{ loop.index }}_text not in ({{ placeholder }}, base64(cast({{ placeholder }} as binary))),

@@ -81,6 +81,7 @@ class Dbt:
         landing_root: Path,
         extra_vars: dict[str, Any] | None = None,
         in_process_state_dir: Path | None = None,
+        project_dir: Path = PROJECT_DIR,
     ) -> tuple[list[str], dict[str, str]]:
         """The dbt command line and environment: through the Connect server, or with Spark in
         the dbt process (the `local` target, as bin/demo runs) on its own warehouse when
@@ -101,7 +102,7 @@ class Dbt:
             | {
                 "CDC_SCHEMA": schema,
                 "DBT_PROFILES_DIR": str(PROJECT_DIR / "profiles"),
-                "DBT_TARGET_PATH": str(PROJECT_DIR / "target" / "pytest"),
+                "DBT_TARGET_PATH": str(project_dir / "target" / "pytest"),
                 # dbt-spark's session method asks for Hive support, a static config the server already has.
                 "PYTHONWARNINGS": "ignore:Failed to set spark.sql.catalogImplementation:UserWarning",
             }
@@ -118,6 +119,7 @@ class Dbt:
         extra_vars: dict[str, Any] | None = None,
         check: bool = True,
         in_process_state_dir: Path | None = None,
+        project_dir: Path = PROJECT_DIR,
     ) -> subprocess.CompletedProcess[str]:
         """Runs dbt to its end (see invocation); fails the test when dbt fails and check is set."""
         command, env = self.invocation(
@@ -126,8 +128,9 @@ class Dbt:
             landing_root=landing_root,
             extra_vars=extra_vars,
             in_process_state_dir=in_process_state_dir,
+            project_dir=project_dir,
         )
-        result = subprocess.run(command, cwd=PROJECT_DIR, env=env, capture_output=True, text=True)
+        result = subprocess.run(command, cwd=project_dir, env=env, capture_output=True, text=True)
         if check and result.returncode != 0:
             pytest.fail(
                 f"dbt {' '.join(args)} failed (exit {result.returncode}):\n"
@@ -143,7 +146,8 @@ def dbt(spark_remote: str) -> Dbt:
 
 def rows_as_text(spark: SparkSession, query: str) -> list[tuple[str | None, ...]]:
     """The query's rows with every value as Spark's own string cast (null stays None)."""
-    columns = ", ".join(f"cast(`{name}` as string) as `{name}`" for name in spark.sql(query).columns)
+    quoted = [f"`{name.replace('`', '``')}`" for name in spark.sql(query).columns]
+    columns = ", ".join(f"cast({name} as string) as {name}" for name in quoted)
     return [tuple(row) for row in spark.sql(f"select {columns} from ({query}) as rows_under_test").collect()]
 
 

@@ -1,0 +1,119 @@
+"""Declared names are never SQL text: a current-state table whose columns (its key too) are
+named with a space, a dash, a quote, a backtick and a semicolon builds, folds and passes its
+tests. The table is declared in a copy of the project, so no fixture lives in models/."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from pyspark.sql import SparkSession
+
+from conftest import PROJECT_DIR, Dbt, rows_as_text
+
+SCHEMA = "it_odd_names"
+ODD_NAMES = ["order id", "unit-price", "it's", "back`tick", "semi;colon", "drop table x; --"]
+
+MART_YAML = {
+    "version": 2,
+    "models": [
+        {
+            "name": "odd__names",
+            "description": "A table whose column names need quoting.",
+            "data_tests": ["cdc_one_row_per_key"],
+            "config": {
+                "meta": {"cdc": {"source": {"database": "odd", "table": "names"}, "keys": ["order id"]}}
+            },
+            "columns": [
+                {"name": "order id", "data_type": "int"},
+                {"name": "unit-price", "data_type": "decimal(10,2)"},
+                {"name": "it's", "data_type": "string"},
+                {"name": "back`tick", "data_type": "string"},
+                {"name": "semi;colon", "data_type": "string"},
+                {"name": "drop table x; --", "data_type": "string"},
+                {"name": "_cdc"},
+            ],
+        }
+    ],
+}
+
+
+def change(op: str, key: int, position: int, values: dict[str, object] | None) -> str:
+    image = {"order id": key, **(values or {})}
+    return json.dumps(
+        {
+            "before": image if op == "d" else None,
+            "after": None if op == "d" else image,
+            "source": {
+                "connector": "mysql",
+                "db": "odd",
+                "table": "names",
+                "file": "mysql-bin.000001",
+                "pos": position,
+                "row": 0,
+            },
+            "op": op,
+        }
+    )
+
+
+@pytest.fixture(scope="module")
+def odd_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The project with one more current-state table, declared with odd names."""
+    project = tmp_path_factory.mktemp("odd_names") / "project"
+    project.mkdir()
+    for name in ("dbt_project.yml", "models", "macros", "seeds", "tests"):
+        source = PROJECT_DIR / name
+        if source.is_dir():
+            shutil.copytree(source, project / name, ignore=shutil.ignore_patterns("e2e", "__pycache__"))
+        else:
+            shutil.copyfile(source, project / name)
+    marts = project / "models" / "marts" / "odd"
+    marts.mkdir(parents=True)
+    (marts / "_odd__models.yml").write_text(json.dumps(MART_YAML))
+    (marts / "odd__names.sql").write_text("{{ cdc_current_state() }}\n")
+    return project
+
+
+def test_odd_names_build_fold_and_pass_their_tests(
+    dbt: Dbt, spark: SparkSession, odd_project: Path, tmp_path: Path
+) -> None:
+    landing = tmp_path / "landing"
+    folder = landing / "debezium" / "json_lines"
+    folder.mkdir(parents=True)
+    first = {
+        "unit-price": 12.5,
+        "it's": "a'b",
+        "back`tick": "c`d",
+        "semi;colon": "e;f",
+        "drop table x; --": "g",
+    }
+    (folder / "odd-0001.jsonl").write_text(
+        "\n".join(
+            [
+                change("c", 1, 10, first),
+                change("c", 2, 20, {**first, "it's": "two"}),
+                change("u", 1, 30, {"unit-price": 7.25, "it's": "updated"}),
+                change("d", 2, 40, None),
+            ]
+        )
+        + "\n"
+    )
+    selection = [
+        "build",
+        "--select",
+        "+odd__names",
+        "+int_quarantined_records_logged",
+        "--exclude",
+        "test_type:unit",
+        "same_sequence_changes_agree",
+    ]
+    dbt.run(*selection, schema=SCHEMA, landing_root=landing, project_dir=odd_project)
+
+    columns = ", ".join(f"`{name.replace('`', '``')}`" for name in ODD_NAMES)
+    spark.sql(f"refresh table {SCHEMA}_marts.odd__names")
+    assert rows_as_text(spark, f"select {columns} from {SCHEMA}_marts.odd__names") == [
+        ("1", "7.25", "updated", "c`d", "e;f", "g")
+    ], "key 2 deleted; key 1 updated in the two columns its image carries, the others kept"
