@@ -24,12 +24,12 @@
         cast(null as bigint) as kafka_offset,
         cast(null as timestamp) as kafka_timestamp,
         {#- Splitting a file into lines replaces bytes that are not UTF-8 by U+FFFD (Spark
-            splits Java strings), so the check is per file: in a file that is not valid UTF-8,
-            a line holding U+FFFD is unreadable. -#}
+            splits Java strings), so a line is unreadable when it holds U+FFFD and its file is
+            not valid UTF-8 (checked only for such lines: the file is one long string). -#}
         {{ cdc_unreadable_reason(
-            "if(is_valid_utf8(landed_files.value) or not contains(file_lines.line, '\uFFFD'), file_lines.line, null)",
-            'cast(null as string)',
             'file_lines.line',
+            'cast(null as string)',
+            value_is_utf8="not contains(file_lines.line, '\uFFFD') or is_valid_utf8(landed_files.value)",
         ) }} as unreadable_reason
     from {{ landing_relation }} as landed_files
     lateral view posexplode(split(landed_files.value, '\r?\n')) file_lines as line_index, line
@@ -62,23 +62,22 @@
 {% endmacro %}
 
 
-{% macro cdc_unreadable_reason(value_expr, key_expr, raw_value_expr=none) -%}
+{% macro cdc_unreadable_reason(value_expr, key_expr, value_is_utf8=none) -%}
     {#-
         Why a raw record must not be parsed, or null: its value or key is not valid UTF-8
         (invalid_utf8: parsing would replace those bytes and store an altered value), or its
         JSON nests deeper than cdc_max_json_depth (nesting_too_deep: Spark's parsers recurse
         once per level, and a deep enough record kills the JVM with a stack overflow).
-        value_expr is null when the value is not valid UTF-8; raw_value_expr (default
-        value_expr) is the text to measure.
+        value_is_utf8: how to tell that the value is valid UTF-8, when the value text itself
+        can no longer say (default: is_valid_utf8 of value_expr).
     -#}
-    {%- set raw_value = raw_value_expr or value_expr -%}
+    {%- set max_depth = var('cdc_max_json_depth') -%}
     case
-        when {{ raw_value }} is not null and ({{ value_expr }} is null or not is_valid_utf8({{ value_expr }}))
+        when {{ value_expr }} is not null and not ({{ value_is_utf8 or 'is_valid_utf8(' ~ value_expr ~ ')' }})
             then 'invalid_utf8'
         when {{ key_expr }} is not null and not is_valid_utf8({{ key_expr }})
             then 'invalid_utf8'
-        when {{ _cdc_json_deeper_than(raw_value, var('cdc_max_json_depth')) }}
-            or {{ _cdc_json_deeper_than(key_expr, var('cdc_max_json_depth')) }}
+        when {{ _cdc_json_deeper_than(value_expr, max_depth) }} or {{ _cdc_json_deeper_than(key_expr, max_depth) }}
             then 'nesting_too_deep'
     end
 {%- endmacro %}

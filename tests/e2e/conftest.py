@@ -162,6 +162,34 @@ def table_rows(
     )
 
 
+def mysql_change(
+    op: str,
+    database: str,
+    table: str,
+    image: dict[str, object],
+    position: int,
+    ts_ms: int | None = None,
+) -> dict[str, object]:
+    """A bare Debezium MySQL change (op c, u or d) of one row image, at binlog position
+    `position` of one binlog file; its commit time is ts_ms (default: derived from the position)."""
+    commit_ms = 1_700_000_000_000 + position if ts_ms is None else ts_ms
+    return {
+        "before": image if op == "d" else None,
+        "after": None if op == "d" else image,
+        "source": {
+            "connector": "mysql",
+            "db": database,
+            "table": table,
+            "file": "mysql-bin.000001",
+            "pos": position,
+            "row": 0,
+            "ts_ms": commit_ms,
+        },
+        "op": op,
+        "ts_ms": commit_ms,
+    }
+
+
 def land_files(landing_root: Path, folder: str, files: Sequence[Path]) -> None:
     """Copies files into <landing_root>/<folder>/ as newly landed (fresh modification times)."""
     target = landing_root / folder

@@ -22,7 +22,7 @@ import pyarrow.parquet as pq
 import pytest
 from pyspark.sql import SparkSession
 
-from conftest import KAFKA_RECORD_SCHEMA, Dbt, rows_as_text, table_rows
+from conftest import KAFKA_RECORD_SCHEMA, Dbt, mysql_change, rows_as_text, table_rows
 
 SCHEMA = "it_fuzz"
 SEED = int(os.environ.get("CDC_FUZZ_SEED", "20261123"))
@@ -48,21 +48,7 @@ class Flavour:
 
 
 def debezium(key: int, value: str | None, position: int, ts_ms: int) -> dict[str, object]:
-    return {
-        "before": None,
-        "after": {"id": key, "value": value},
-        "source": {
-            "connector": "mysql",
-            "db": "test",
-            "table": "test",
-            "file": "mysql-bin.000001",
-            "pos": position,
-            "row": 0,
-            "ts_ms": ts_ms,
-        },
-        "op": "c",
-        "ts_ms": ts_ms,
-    }
+    return mysql_change("c", "test", "test", {"id": key, "value": value}, position, ts_ms)
 
 
 def arcion(key: int, value: str | None, position: int, ts_ms: int) -> dict[str, object]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pyspark.sql import SparkSession
 
-from conftest import Dbt, table_rows
+from conftest import Dbt, mysql_change, table_rows
 
 SCHEMA = "it_deletes"
 MODELS = ["run", "--select", "+test__test"]
@@ -17,23 +17,7 @@ MODELS = ["run", "--select", "+test__test"]
 
 def change(op: str, row_id: int, position: int, value: str | None = None) -> str:
     """A bare Debezium MySQL change of test.test."""
-    image = {"id": row_id, "value": value}
-    return json.dumps(
-        {
-            "before": image if op == "d" else None,
-            "after": None if op == "d" else image,
-            "source": {
-                "connector": "mysql",
-                "db": "test",
-                "table": "test",
-                "file": "mysql-bin.000001",
-                "pos": position,
-                "row": 0,
-            },
-            "op": op,
-            "ts_ms": 1700000000000 + position,
-        }
-    )
+    return json.dumps(mysql_change(op, "test", "test", {"id": row_id, "value": value}, position))
 
 
 def land(landing_root: Path, name: str, lines: list[str]) -> None:

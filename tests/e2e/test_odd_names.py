@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
-from conftest import PROJECT_DIR, Dbt, rows_as_text
+from conftest import PROJECT_DIR, Dbt, mysql_change, rows_as_text
 
 SCHEMA = "it_odd_names"
 ODD_NAMES = ["order id", "unit-price", "it's", "back`tick", "semi;colon", "drop table x; --"]
@@ -41,22 +41,7 @@ MART_YAML = {
 
 
 def change(op: str, key: int, position: int, values: dict[str, object] | None) -> str:
-    image = {"order id": key, **(values or {})}
-    return json.dumps(
-        {
-            "before": image if op == "d" else None,
-            "after": None if op == "d" else image,
-            "source": {
-                "connector": "mysql",
-                "db": "odd",
-                "table": "names",
-                "file": "mysql-bin.000001",
-                "pos": position,
-                "row": 0,
-            },
-            "op": op,
-        }
-    )
+    return json.dumps(mysql_change(op, "odd", "names", {"order id": key, **(values or {})}, position))
 
 
 @pytest.fixture(scope="module")
