@@ -123,6 +123,40 @@
 {%- endmacro %}
 
 
+{% macro cdc_has_new_landed_files(landing_relations) %}
+    {#-
+        Whether any of landing_relations (the landing sources of the calling staging model)
+        holds a file the model has not ingested yet. One probe that opens at most one new file
+        (the ingested ones are skipped when Spark lists the folder). True on a first run, a
+        full refresh, and at parse time, where nothing can be asked.
+    -#}
+    {%- if not (execute and this is not none and is_incremental()) -%}
+        {{ return(true) }}
+    {%- endif -%}
+    {%- set probe -%}
+        {%- for landing_relation in landing_relations %}
+        select * from (
+            select 1 as found
+            from {{ landing_relation }} as landed
+            where true {{ _cdc_new_landing_files(landing_relation, 'landed') }}
+            limit 1
+        )
+        {{- ' union all' if not loop.last }}
+        {%- endfor %}
+    {%- endset -%}
+    {{ return(run_query(probe).rows | length > 0) }}
+{% endmacro %}
+
+
+{% macro cdc_no_new_records() -%}
+    {#-
+        The SQL of a staging run that has no new landed file: no rows, in the shape of the
+        model's own table, so that the run stages nothing without planning a parser.
+    -#}
+    select * from {{ this }} where false
+{%- endmacro %}
+
+
 {% macro _cdc_new_landing_files(landing_relation, files_alias) %}
     {#-
         Files not yet ingested into the calling incremental model ({{ this }}), whatever their
@@ -134,12 +168,7 @@
         or not at all, even when a run is killed.
     -#}
     {%- if execute and this is not none and is_incremental() -%}
-        {%- set ingested_query -%}
-            select distinct landing_file
-            from {{ this }}
-            where landing_table = '{{ landing_relation.identifier }}'
-        {%- endset -%}
-        {%- set ingested = run_query(ingested_query).columns[0].values() -%}
+        {%- set ingested = _cdc_ingested_files(landing_relation) -%}
         {%- if ingested | length > 0 %}
             and {{ files_alias }}._metadata.file_path not in (
                 {%- for file_path in ingested | sort %}
@@ -148,6 +177,25 @@
             )
         {%- endif -%}
     {%- endif -%}
+{% endmacro %}
+
+
+{% macro _cdc_ingested_files(landing_relation) %}
+    {#-
+        The files of landing_relation already ingested into the calling model, asked once per
+        model and run (kept in the model's compile context: the probe of
+        cdc_has_new_landed_files and the model's own SQL both need them).
+    -#}
+    {%- set asked = model.setdefault('_cdc_ingested_files', {}) -%}
+    {%- if landing_relation.identifier not in asked -%}
+        {%- set ingested_query -%}
+            select distinct landing_file
+            from {{ this }}
+            where landing_table = '{{ landing_relation.identifier }}'
+        {%- endset -%}
+        {%- do asked.update({landing_relation.identifier: run_query(ingested_query).columns[0].values()}) -%}
+    {%- endif -%}
+    {{ return(asked[landing_relation.identifier]) }}
 {% endmacro %}
 
 

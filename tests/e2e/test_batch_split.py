@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
-from conftest import SAMPLE_LANDING, SHARED_DIR, Dbt, land_files, rows_as_text
+from conftest import PROJECT_DIR, SAMPLE_LANDING, SHARED_DIR, Dbt, land_files, rows_as_text
 
 CORPUS = SHARED_DIR / "corpus" / "debezium-json"
 
@@ -79,6 +79,11 @@ CURRENT_STATE_TABLES = [
     "test__product",
 ]
 BUILD_MODELS = ["build", "--exclude", "test_type:unit test_type:data"]
+STAGING_MODELS = {
+    "debezium": "stg_debezium__records",
+    "arcion_kafka": "stg_arcion_kafka__records",
+    "mrs_cdl": "stg_mrs_cdl__records",
+}
 
 
 def land(landing_root: Path, batch: list[tuple[str, list[Path]]]) -> None:
@@ -165,6 +170,30 @@ def test_each_run_reads_only_new_files(spark: SparkSession, as_it_lands: tuple[s
         f" from {schema}_staging.stg_debezium__records",
     )
     assert loads == [("3", "14", "0")], "three loads, each file once, no raw record twice"
+
+
+def test_a_run_with_nothing_landed_stages_and_parses_nothing(
+    dbt: Dbt, spark: SparkSession, in_one_run: str, as_it_lands: tuple[str, Path]
+) -> None:
+    schema, landing_root = as_it_lands
+
+    def staged() -> list[tuple[str | None, ...]]:
+        return rows_as_text(
+            spark,
+            " union all ".join(
+                f"select '{model}', count(*), count(distinct loaded_at) from {schema}_staging.{model}"
+                for model in STAGING_MODELS.values()
+            ),
+        )
+
+    before = staged()
+    dbt.run(*BUILD_MODELS, schema=schema, landing_root=landing_root)
+    assert staged() == before, "no record staged twice, no empty run recorded"
+    compiled = PROJECT_DIR / "target" / "pytest" / "compiled" / "cdc_lakehouse" / "models" / "staging"
+    for flavour, model in STAGING_MODELS.items():
+        sql = (compiled / flavour / f"{model}.sql").read_text()
+        assert "where false" in sql and "from_json" not in sql, f"{model} planned its parser: {sql[:300]}"
+    assert current_state(spark, schema) == current_state(spark, in_one_run)
 
 
 def test_full_refresh_rebuilds_the_same_state(

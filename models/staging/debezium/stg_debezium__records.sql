@@ -1,3 +1,7 @@
+{#- A run with no new landed file stages nothing and plans no parser. -#}
+{%- if not cdc_has_new_landed_files([source('debezium', 'json_lines'), source('debezium', 'kafka_records')]) %}
+{{ cdc_no_new_records() }}
+{%- else %}
 with
 
 landed_json_lines as (
@@ -23,3 +27,4 @@ final as (
 )
 
 select * from final
+{%- endif %}
