@@ -28,7 +28,7 @@
             'columns': [{'name': 'id', 'data_type': 'bigint', 'encoding': none},
                         {'name': 'amount', 'data_type': 'decimal(10,2)', 'encoding': none}],
         } -%}
-        {%- set plan = {'incremental': false, 'loaded_after': none, 'has_new_changes': true, 'has_truncations': true} -%}
+        {%- set plan = {'incremental': false, 'loaded_after': none, 'has_new_changes': true, 'has_truncations': true, 'staging_models': none} -%}
     {%- endif -%}
     {%- if not plan.has_new_changes %}
     -- {{ cdc_no_new_changes_marker() }}
@@ -39,7 +39,7 @@
     new_changes as (
         select typed_changes.*
         from (
-            {{ cdc_typed_changes(target_table, plan.loaded_after) | indent(12) }}
+            {{ cdc_typed_changes(target_table, plan.loaded_after, staging_models=plan.staging_models) | indent(12) }}
         ) as typed_changes
     ),
 
@@ -57,31 +57,50 @@
 {% macro cdc_state_plan(target_table) %}
     {#-
         What this run of a current-state model does: {incremental, loaded_after,
-        has_new_changes, has_truncations}. Incremental when its state table exists and no full
-        refresh was asked for; then only changes staged after the newest one in the state are
-        read (loaded_after, a literal, or none while the state holds no change). One probe
-        query over the staging partition says whether any change is new and whether one of
-        them truncates the table (in a unit test, where refs are fixtures, or before staging
-        is built: assume both).
+        has_new_changes, has_truncations, staging_models}. Incremental when its state table
+        exists and no full refresh was asked for; then only changes staged after the newest
+        one in the state are read (loaded_after, a literal, or none while the state holds no
+        change). One probe query over the staging partition says whether any change is new,
+        whether one of them truncates the table, and which staging models hold them (only
+        those are read). In a unit test, where refs are fixtures, or before staging is built:
+        assume changes and truncations in every staging model.
     -#}
     {%- set incremental = execute and cdc_state_is_incremental() -%}
     {#- none when no change was ever applied: then every staged change of the table is new -#}
     {%- set loaded_after = cdc_watermark(cdc_state_relation(this), '_cdc_loaded_at') if incremental else none -%}
     {%- if not cdc_staging_is_built() -%}
-        {{ return({'incremental': incremental, 'loaded_after': loaded_after, 'has_new_changes': true, 'has_truncations': true}) }}
+        {{ return({
+            'incremental': incremental, 'loaded_after': loaded_after,
+            'has_new_changes': true, 'has_truncations': true, 'staging_models': none,
+        }) }}
     {%- endif -%}
     {%- set probe -%}
+        {%- for model_name in var('cdc_staging_models') %}
         select
-            count(*) > 0 as has_new_changes,
-            coalesce(max(new_staged_changes.operation = 'truncate'), false) as has_truncations
-        from ({{ cdc_staged_changes_of(target_table, loaded_after) }}) as new_staged_changes
+            '{{ model_name }}' as staging_model,
+            coalesce(max(staged_records.operation = 'truncate'), false) as has_truncations
+        from {{ ref(model_name) }} as staged_records
+        where {{ _cdc_staged_changes_condition(target_table, 'staged_records', loaded_after) | indent(8) }}
+        having count(*) > 0
+        {%- if not loop.last %}
+        union all
+        {%- endif %}
+        {%- endfor %}
     {%- endset -%}
-    {%- set found = run_query(probe).rows[0] -%}
+    {%- set staging_models = [] -%}
+    {%- set truncating_models = [] -%}
+    {%- for staging_model, has_truncations in run_query(probe).rows -%}
+        {%- do staging_models.append(staging_model) -%}
+        {%- if has_truncations -%}
+            {%- do truncating_models.append(staging_model) -%}
+        {%- endif -%}
+    {%- endfor -%}
     {{ return({
         'incremental': incremental,
         'loaded_after': loaded_after,
-        'has_new_changes': found[0],
-        'has_truncations': found[1],
+        'has_new_changes': staging_models | length > 0,
+        'has_truncations': truncating_models | length > 0,
+        'staging_models': staging_models,
     }) }}
 {% endmacro %}
 

@@ -17,7 +17,7 @@
 
 {#- Changes staged after the last run's check (most runs log no rejection, so not the log's own newest row) -#}
 {%- set loaded_after = cdc_checked_through(this) if execute and is_incremental() else none -%}
-{#- Only the source tables with changes staged since the last run are typed again (one probe). -#}
+{#- Only the source tables with changes staged since the last run are typed again, from the staging models that hold them (one probe). -#}
 {%- set new_partitions = cdc_partitions_with_new_changes(loaded_after) -%}
 {%- set target_tables = cdc_target_tables() -%}
 {%- set registered_names = target_tables | map(attribute='source_table') | unique | list -%}
@@ -42,7 +42,12 @@ rejected_changes_{{ loop.index }} as (
         {{ cdc_sql_string(target_table.name) }} as target_table,
         typed_changes.*
     from (
-        {{ cdc_typed_changes(target_table, loaded_after, claimants if claimants[0].name == target_table.name else none) | indent(8) }}
+        {{ cdc_typed_changes(
+            target_table,
+            loaded_after,
+            claimants if claimants[0].name == target_table.name else none,
+            new_partitions[target_table.source_table] if new_partitions is not none else none,
+        ) | indent(8) }}
     ) as typed_changes
     {{ cdc_keep_rows_where('typed_changes.rejection_reason is not null') }}
 ),

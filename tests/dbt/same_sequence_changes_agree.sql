@@ -4,14 +4,20 @@
     Two different changes of one key with the same change sequence: the fold resolves them by
     arrival (the later one wins), which is deterministic but probably not what the source did.
     Duplicate deliveries of one change (same content) are not reported. Reads every staged
-    change of every declared table, typed as the current-state tables type them.
+    change of every declared table, typed as the current-state tables type them (only the
+    tables with staged changes, from the staging models that hold them).
 -#}
 
 {#- The staging models it reads through cdc_typed_changes (dbt sees refs made in loops over the registry only at run time). #}
 {%- for model_name in var('cdc_staging_models') %}
 -- depends_on: {{ ref(model_name) }}
 {%- endfor %}
-{%- set target_tables = cdc_target_tables() %}
+{#- Only the tables with staged changes, from the staging models that hold them. -#}
+{%- set staged_partitions = cdc_partitions_with_new_changes() %}
+{%- set target_tables = [] %}
+{%- for target_table in cdc_target_tables() if staged_partitions is none or target_table.source_table in staged_partitions %}
+{%- do target_tables.append(target_table) %}
+{%- endfor %}
 
 with
 
@@ -34,7 +40,12 @@ changes_{{ loop.index }} as (
             ))
         ) as change_content,
         concat(typed_changes.landing_file, ':', cast(typed_changes.landing_position as string)) as landed_at_position
-    from ({{ cdc_typed_changes(target_table) | indent(8) }}) as typed_changes
+    from (
+        {{ cdc_typed_changes(
+            target_table,
+            staging_models=staged_partitions[target_table.source_table] if staged_partitions is not none else none,
+        ) | indent(8) }}
+    ) as typed_changes
     {{ cdc_keep_rows_where("typed_changes.rejection_reason is null and typed_changes.change_kind != 'truncate_table'") }}
 ),
 
