@@ -123,20 +123,24 @@
 {%- endmacro %}
 
 
-{% macro cdc_has_new_landed_files(landing_relations) %}
+{% macro cdc_landings_to_read(landing_relations) %}
     {#-
-        Whether any of landing_relations (the landing sources of the calling staging model)
-        holds a file the model has not ingested yet. One probe that opens at most one new file
-        (the ingested ones are skipped when Spark lists the folder). True on a first run, a
-        full refresh, and at parse time, where nothing can be asked.
+        Which of landing_relations (the landing sources of the calling staging model) this run
+        reads: those holding a file the model has not ingested yet, asked with one probe that
+        opens at most one new file per landing (the ingested files are skipped when Spark lists
+        the folder). Only those are parsed: Spark pushes the parser into every branch of the
+        union of landings, so each landing read costs one more plan and one more compiled
+        parser. An empty list means the run has nothing to stage (see cdc_no_new_records). A
+        first run or full refresh with no file at all reads every landing (the model's table is
+        created from that SQL); at parse time, every landing too.
     -#}
-    {%- if not (execute and this is not none and is_incremental()) -%}
-        {{ return(true) }}
+    {%- if not execute -%}
+        {{ return(landing_relations) }}
     {%- endif -%}
     {%- set probe -%}
         {%- for landing_relation in landing_relations %}
         select * from (
-            select 1 as found
+            select {{ loop.index0 }} as landing_index
             from {{ landing_relation }} as landed
             where true {{ _cdc_new_landing_files(landing_relation, 'landed') }}
             limit 1
@@ -144,7 +148,34 @@
         {{- ' union all' if not loop.last }}
         {%- endfor %}
     {%- endset -%}
-    {{ return(run_query(probe).rows | length > 0) }}
+    {%- set found = run_query(probe).columns[0].values() -%}
+    {%- set to_read = [] -%}
+    {%- for landing_relation in landing_relations -%}
+        {%- if loop.index0 in found -%}
+            {%- do to_read.append(landing_relation) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- if to_read | length == 0 and not (this is not none and is_incremental()) -%}
+        {{ return(landing_relations) }}
+    {%- endif -%}
+    {{ return(to_read) }}
+{% endmacro %}
+
+
+{% macro cdc_landed_records(landing_relations) %}
+    {#- The raw records of landing_relations, each read by the reader of its declared shape, as one union. -#}
+    {%- if landing_relations | length == 0 -%}
+        {{ exceptions.raise_compiler_error("cdc_landed_records: no landing relation given, expected at least one source") }}
+    {%- endif -%}
+    {%- set readers = {'json_lines': landed_json_lines, 'kafka_records': landed_kafka_records} -%}
+    {%- for landing_relation in landing_relations %}
+    {#- (not executing, every landing reads as json_lines, which is what _cdc_landing_shape says then; asked
+        only when executing, because sqlfluff's templater lets a same-file macro's return escape its caller) #}
+    {{ readers[_cdc_landing_shape(landing_relation) if execute else 'json_lines'](landing_relation) }}
+    {%- if not loop.last %}
+    union all
+    {%- endif %}
+    {%- endfor %}
 {% endmacro %}
 
 

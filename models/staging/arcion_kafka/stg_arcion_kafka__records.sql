@@ -1,21 +1,12 @@
-{#- A run with no new landed file stages nothing and plans no parser. -#}
-{%- if not cdc_has_new_landed_files([source('arcion_kafka', 'json_lines'), source('arcion_kafka', 'kafka_records')]) %}
+{#- Only the landings with new files are read; a run with none stages nothing and plans no parser. -#}
+{%- set landings = cdc_landings_to_read([source('arcion_kafka', 'json_lines'), source('arcion_kafka', 'kafka_records')]) %}
+{%- if landings | length == 0 %}
 {{ cdc_no_new_records() }}
 {%- else %}
 with
 
-landed_json_lines as (
-    {{ landed_json_lines(source('arcion_kafka', 'json_lines')) }}
-),
-
-landed_kafka_records as (
-    {{ landed_kafka_records(source('arcion_kafka', 'kafka_records')) }}
-),
-
 landed_records as (
-    select * from landed_json_lines
-    union all
-    select * from landed_kafka_records
+    {{ cdc_landed_records(landings) }}
 ),
 
 change_records as (
