@@ -132,9 +132,10 @@
         union of landings, so each landing read costs one more plan and one more compiled
         parser. An empty list means the run has nothing to stage (see cdc_no_new_records). A
         first run or full refresh with no file at all reads every landing (the model's table is
-        created from that SQL); at parse time, every landing too.
+        created from that SQL); at parse time and in a unit test (whose landings are fixtures,
+        not tables), every landing too.
     -#}
-    {%- if not execute -%}
+    {%- if not execute or model.resource_type == 'unit_test' -%}
         {{ return(landing_relations) }}
     {%- endif -%}
     {%- set probe -%}
@@ -231,7 +232,15 @@
 
 
 {% macro _cdc_landing_shape(landing_relation) %}
-    {#- The landing shape declared in the YAML of the source behind `landing_relation`. -#}
+    {#-
+        The landing shape declared in the YAML of the source behind `landing_relation`. A unit
+        test compiles without the project's sources in reach (its landings are fixture CTEs
+        named after the source table), so there the shape is the one the table is named after,
+        as every landing source of this project is.
+    -#}
+    {% if execute and model.resource_type == 'unit_test' %}
+        {{ return('kafka_records' if landing_relation.identifier.endswith('kafka_records') else 'json_lines') }}
+    {% endif %}
     {% if execute %}
         {% for source_node in graph.sources.values()
             if source_node.identifier == landing_relation.identifier and source_node.schema == landing_relation.schema %}
