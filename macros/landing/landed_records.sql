@@ -238,17 +238,31 @@
         named after the source table), so there the shape is the one the table is named after,
         as every landing source of this project is.
     -#}
-    {% if execute and model.resource_type == 'unit_test' %}
+    {% if not execute %}
+        {{ return('json_lines') }}
+    {% endif %}
+    {% set landing = cdc_landing_settings(landing_relation) %}
+    {% if landing is none %}
         {{ return('kafka_records' if landing_relation.identifier.endswith('kafka_records') else 'json_lines') }}
     {% endif %}
-    {% if execute %}
-        {% for source_node in graph.sources.values()
-            if source_node.identifier == landing_relation.identifier and source_node.schema == landing_relation.schema %}
-            {{ return(_landing_settings(source_node).shape) }}
-        {% endfor %}
-        {{ exceptions.raise_compiler_error(
-            "landed_records: " ~ landing_relation ~ " is not a source with meta.landing {shape, path}"
-        ) }}
+    {{ return(landing.shape) }}
+{% endmacro %}
+
+
+{% macro cdc_landing_settings(landing_relation) %}
+    {#-
+        The meta.landing settings of the source behind `landing_relation` (validated by
+        _landing_settings); none in a unit test, whose graph holds no sources. Fails for a
+        relation that is not a landing source.
+    -#}
+    {% if model.resource_type == 'unit_test' %}
+        {{ return(none) }}
     {% endif %}
-    {{ return('json_lines') }}
+    {% for source_node in graph.sources.values()
+        if source_node.identifier == landing_relation.identifier and source_node.schema == landing_relation.schema %}
+        {{ return(_landing_settings(source_node)) }}
+    {% endfor %}
+    {{ exceptions.raise_compiler_error(
+        "landed_records: " ~ landing_relation ~ " is not a source with meta.landing {shape, path}"
+    ) }}
 {% endmacro %}

@@ -142,6 +142,29 @@
 {%- endmacro %}
 
 
+{% macro cdc_value_text(variant_expr, field_schema_expr, data_type) -%}
+    {#-
+        The value's own text (cdc_value_raw_text), except for a binary column fed by Canal
+        JSON, whose bytes arrive as ISO-8859-1 text (one character per byte): base64 of those
+        bytes then, as for every other bytes value. A character beyond U+00FF cannot be such a
+        byte: the value then has no text and does not type (uncastable_value).
+    -#}
+    {%- if (data_type | lower) == 'binary' -%}
+    case
+        when {{ field_schema_expr }}.name = 'canal.mysqlType' and lower({{ field_schema_expr }}.type) rlike 'binary|blob'
+            then if(
+                {{ cdc_value_raw_text(variant_expr) }} rlike '^[\\x{00}-\\x{FF}]*$',
+                base64(encode({{ cdc_value_raw_text(variant_expr) }}, 'ISO-8859-1')),
+                null
+            )
+        else {{ cdc_value_raw_text(variant_expr) }}
+    end
+    {%- else -%}
+    {{ cdc_value_raw_text(variant_expr) }}
+    {%- endif -%}
+{%- endmacro %}
+
+
 {% macro cdc_value_decimal_bytes(variant_expr, field_schema_expr, data_type, encoding=none) -%}
     {%- set text = cdc_value_raw_text(variant_expr) -%}
     {%- set field = field_schema_expr -%}

@@ -34,7 +34,7 @@
     -#}
     {%- set repeats_a_name = [] -%}
     {%- for image in ['key_image', 'before_image', 'after_image'] -%}
-        {%- do repeats_a_name.append(_cdc_repeats_a_name(fields[image])) -%}
+        {%- do repeats_a_name.append(cdc_image_repeats_a_name(fields[image])) -%}
     {%- endfor -%}
     {%- set classification -%}
         case
@@ -78,7 +78,7 @@
 {%- endmacro %}
 
 
-{% macro _cdc_repeats_a_name(image_expr) -%}
+{% macro cdc_image_repeats_a_name(image_expr) -%}
     {#- Whether a row image (map<string, variant>, as parsed: a repeated JSON name stays repeated) holds a name twice. -#}
     coalesce(size(map_keys({{ image_expr }})) > size(array_distinct(map_keys({{ image_expr }}))), false)
 {%- endmacro %}

@@ -64,7 +64,7 @@
             {%- for slot in slots %}
             {%- set value = 'staged_changes.' ~ slot.image ~ '[' ~ cdc_sql_string(slot.column.name) ~ ']' %}
             {%- set field_schema = 'staged_changes.field_schemas[' ~ cdc_sql_string(slot.column.name) ~ ']' %}
-            {{ cdc_value_raw_text(value) }} as {{ slot.name }}_raw_text,
+            {{ cdc_value_text(value, field_schema, slot.column.data_type) }} as {{ slot.name }}_raw_text,
             {{ cdc_value_decimal_bytes(value, field_schema, slot.column.data_type, slot.column.encoding) }} as {{ slot.name }}_decimal_bytes,
             {{ cdc_value_decimal_scale(value, field_schema, slot.column.data_type) }} as {{ slot.name }}_decimal_scale,
             {{ cdc_value_time_text(value, field_schema, slot.column.data_type) }} as {{ slot.name }}_time_text,

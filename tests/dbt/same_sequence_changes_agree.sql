@@ -3,7 +3,8 @@
 {#-
     Two different changes of one key with the same change sequence: the fold resolves them by
     arrival (the later one wins), which is deterministic but probably not what the source did.
-    Duplicate deliveries of one change (same content) are not reported. Reads every staged
+    Duplicate deliveries of one change (same content) are not reported, nor are changes
+    without a sequence (ordered by arrival alone). Reads every staged
     change of every declared table, typed as the current-state tables type them (only the
     tables with staged changes, from the staging models that hold them).
 -#}
@@ -46,7 +47,11 @@ changes_{{ loop.index }} as (
             staging_models=staged_partitions[target_table.source_table] if staged_partitions is not none else none,
         ) | indent(8) }}
     ) as typed_changes
-    {{ cdc_keep_rows_where("typed_changes.rejection_reason is null and typed_changes.change_kind != 'truncate_table'") }}
+    {# A change without a sequence (open-source Canal) is ordered by arrival alone, which never ties. #}
+    {{ cdc_keep_rows_where(
+        "typed_changes.rejection_reason is null and typed_changes.change_kind != 'truncate_table'"
+        ~ " and typed_changes.change_version.sequence is not null"
+    ) }}
 ),
 
 {% endfor %}
