@@ -13,6 +13,8 @@ Landing layout (<flavour>/<landing shape>/):
     arcion_kafka/json_lines/     empty (.gitkeep)
     mrs_cdl/json_lines/          public.ct_pg2hudi (Huawei MRS CDL JSON 1.0 and 2.0)
     mrs_cdl/kafka_records/       empty (.gitkeep)
+    canal_json/json_lines/       shop.products (MySQL through Alibaba DTS, Canal JSON)
+    canal_json/kafka_records/    empty (.gitkeep)
 
 Run with the project venv: .venv/bin/python sample_data/generate_landing.py
 """
@@ -1465,6 +1467,120 @@ def write_ct_pg2hudi(folder: Path) -> None:
 # ---------------------------------------------------------------------------------------
 
 
+# ---------------------------------------------------------------------------------------
+# Canal JSON (Alibaba DTS): shop.products
+# ---------------------------------------------------------------------------------------
+
+PRODUCT_MYSQL_TYPES = {
+    "id": "int(11)",
+    "sku": "varchar(32)",
+    "name": "varchar(64)",
+    "price": "decimal(10,2)",
+    "stock": "bigint(20) unsigned",
+    "active": "bit(1)",
+    "updated_at": "datetime(6)",
+    "thumbnail": "varbinary(16)",
+}
+# java.sql.Types of each column, as DTS writes them (BIGINT UNSIGNED becomes DECIMAL: 3)
+PRODUCT_SQL_TYPES = {
+    "id": 4,
+    "sku": 12,
+    "name": 12,
+    "price": 3,
+    "stock": 3,
+    "active": -7,
+    "updated_at": 93,
+    "thumbnail": -3,
+}
+
+
+def canal_product(
+    product_id: int,
+    sku: str,
+    name: str,
+    price: str,
+    stock: str,
+    active: bool,
+    updated_at: str,
+    thumbnail: bytes | None,
+) -> Json:
+    """A row as Canal JSON writes it: every value a string (bytes as ISO-8859-1 text) or null."""
+    return {
+        "id": str(product_id),
+        "sku": sku,
+        "name": name,
+        "price": price,
+        "stock": stock,
+        "active": "1" if active else "0",
+        "updated_at": updated_at,
+        "thumbnail": None if thumbnail is None else thumbnail.decode("iso-8859-1"),
+    }
+
+
+def canal_message(
+    operation_id: int, kind: str, rows: list[Json] | None, old: list[Json] | None, es: str
+) -> Json:
+    """A DTS Canal JSON message of shop.products; `id` is DTS's operation serial number."""
+    return {
+        "data": rows,
+        "database": "shop",
+        "es": epoch_millis(es),
+        "id": operation_id,
+        "isDdl": False,
+        "mysqlType": PRODUCT_MYSQL_TYPES,
+        "old": old,
+        "pkNames": ["id"],
+        "sql": "",
+        "sqlType": PRODUCT_SQL_TYPES,
+        "table": "products",
+        "ts": epoch_millis(es) + 412,
+        "type": kind,
+    }
+
+
+def write_products(folder: Path) -> None:
+    pen = canal_product(1, "PEN-1", "Pen", "1.50", "120", True, "2026-11-01 09:00:00.000000", b"\xff\xd8")
+    ink = canal_product(
+        2, "INK-2", "Ink", "4.25", "18446744073709551615", True, "2026-11-01 09:00:00.000000", None
+    )
+    pad = canal_product(3, "PAD-3", "Notepad", "2.00", "40", True, "2026-11-02 10:15:30.250000", None)
+    clips = canal_product(4, "CLIP-4", "Clips", "0.99", "500", False, "2026-11-02 10:15:30.250000", None)
+    pen_v2 = {**pen, "price": "1.75", "updated_at": "2026-11-03 08:00:00.000000"}
+    notebook = {**pad, "name": "Notebook"}
+    price_update = canal_message(
+        102,
+        "UPDATE",
+        [pen_v2, notebook],
+        [{"price": "1.50", "updated_at": "2026-11-01 09:00:00.000000"}, {"name": "Notepad"}],
+        "2026-11-03T08:00:00Z",
+    )
+    write_json_lines(
+        folder / "products-0001.jsonl",
+        [
+            canal_message(100, "INIT", [pen, ink], None, "2026-11-01T09:00:00Z"),
+            canal_message(101, "INSERT", [pad, clips], None, "2026-11-02T10:15:30Z"),
+            price_update,
+            # the key of Clips changes from 4 to 5: a delete of 4 and an upsert of 5
+            canal_message(103, "UPDATE", [{**clips, "id": "5"}], [{"id": "4"}], "2026-11-03T08:05:00Z"),
+            {
+                **canal_message(104, "ALTER", None, None, "2026-11-03T08:10:00Z"),
+                "isDdl": True,
+                "mysqlType": None,
+                "pkNames": None,
+                "sqlType": None,
+                "sql": "ALTER TABLE products ADD COLUMN color varchar(16)",
+            },
+            canal_message(105, "DELETE", [ink], None, "2026-11-03T08:20:00Z"),
+            # redelivered: changes nothing
+            price_update,
+            # late: an update older than the insert of 3 (serial 99 < 101) changes nothing
+            canal_message(
+                99, "UPDATE", [{**pad, "name": "Old pad"}], [{"name": "Pad"}], "2026-11-02T10:00:00Z"
+            ),
+        ],
+    )
+
+
 def main() -> None:
     if LANDING.name != "landing" or LANDING.parent.name != "sample_data":
         raise RuntimeError(f"refusing to recreate {LANDING}")
@@ -1479,6 +1595,8 @@ def main() -> None:
     write_gitkeep(LANDING / "arcion_kafka" / "json_lines")
     write_ct_pg2hudi(LANDING / "mrs_cdl" / "json_lines")
     write_gitkeep(LANDING / "mrs_cdl" / "kafka_records")
+    write_products(LANDING / "canal_json" / "json_lines")
+    write_gitkeep(LANDING / "canal_json" / "kafka_records")
 
     for path in sorted(LANDING.rglob("*")):
         if path.is_file():

@@ -150,6 +150,53 @@ def test_mrs_cdl_both_versions_and_key_change(spark: SparkSession, sample_build:
     ]
 
 
+def test_dts_canal_products_by_operation_id(spark: SparkSession, sample_build: str) -> None:
+    """Multi-row messages, a key change (4 -> 5), a delete, a redelivered and a late message
+    (ordered by DTS's operation id), each value typed from Canal's text."""
+    columns = ["id", "sku", "name", "price", "stock", "active", "updated_at", "hex(thumbnail)", *CDC]
+    assert table_rows(spark, sample_build, "shop__products", columns, ["id"]) == [
+        (
+            "1",
+            "PEN-1",
+            "Pen",
+            "1.75",
+            "120",
+            "true",
+            "2026-11-03 08:00:00",
+            "FFD8",
+            "update",
+            "[102]",
+            "2026-11-03 08:00:00",
+        ),
+        (
+            "3",
+            "PAD-3",
+            "Notebook",
+            "2.00",
+            "40",
+            "true",
+            "2026-11-02 10:15:30.25",
+            None,
+            "update",
+            "[102]",
+            "2026-11-03 08:00:00",
+        ),
+        (
+            "5",
+            "CLIP-4",
+            "Clips",
+            "0.99",
+            "500",
+            "false",
+            "2026-11-02 10:15:30.25",
+            None,
+            "update",
+            "[103]",
+            "2026-11-03 08:05:00",
+        ),
+    ]
+
+
 def test_quarantine_says_why(spark: SparkSession, sample_build: str) -> None:
     assert rows_as_text(
         spark,
@@ -171,6 +218,7 @@ def test_control_records_are_logged_not_applied(spark: SparkSession, sample_buil
         " group by control_kind, flavour order by control_kind, flavour",
     ) == [
         ("heartbeat", "mrs_cdl", "1"),
+        ("schema_change", "canal_json", "1"),
         ("tombstone", "arcion_kafka", "2"),
         ("tombstone", "debezium", "1"),
         ("transaction_boundary", "debezium", "2"),
@@ -184,17 +232,19 @@ def test_every_raw_record_is_accounted_for(spark: SparkSession, sample_build: st
         + " union all ".join(
             f"select flavour, record_outcome, raw_record_id"
             f" from {sample_build}_staging.stg_{flavour}__records"
-            for flavour in ("debezium", "arcion_kafka", "mrs_cdl")
+            for flavour in ("debezium", "arcion_kafka", "mrs_cdl", "canal_json")
         )
         + ") group by flavour, record_outcome order by flavour, record_outcome",
     )
     assert outcomes == [
         ("arcion_kafka", "change", "10"),
         ("arcion_kafka", "control", "2"),
+        ("canal_json", "change", "7"),
+        ("canal_json", "control", "1"),
         ("debezium", "change", "23"),
         ("debezium", "control", "3"),
         ("debezium", "quarantined", "2"),
         ("mrs_cdl", "change", "7"),
         ("mrs_cdl", "control", "1"),
     ]
-    assert sum(int(count or 0) for *_, count in outcomes) == 48, "48 raw records landed"
+    assert sum(int(count or 0) for *_, count in outcomes) == 56, "56 raw records landed"
