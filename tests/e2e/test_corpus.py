@@ -1,6 +1,7 @@
-"""Every file of ../shared/corpus/debezium-json/ (real messages from the Flink and Paimon test
-suites) landed as JSON lines, and the Paimon null-value pair also as Kafka records with a
-tombstone between them; the current state is checked row by row.
+"""Every file of ../shared/corpus/ (real messages from the Flink and Paimon test suites), in one
+build: debezium-json/ landed as JSON lines, and the Paimon null-value pair also as Kafka
+records with a tombstone between them; canal-json/ landed as Kafka records of open-source
+Canal, one per line, on one topic in file-name order. The current state is checked row by row.
 
 How the expected rows follow from the messages:
 - inventory.products (MySQL): three files carry the same events (schema include / exclude /
@@ -17,6 +18,20 @@ How the expected rows follow from the messages:
 - test.test: 1 A and 2 B; the tombstone between them is a control record.
 - paimon_sync_table.all_types_table: one snapshot read with every MySQL type.
 - The 17-line licence comment of each of the 12 Paimon files: 204 invalid_json records.
+
+Canal JSON (the states Flink's CanalJsonSerDeSchemaTest and Paimon's
+KafkaCanalSyncTableActionITCase assert, per source table; their `id` and `es` repeat and go
+backwards, so the landing order decides):
+- inventory.products2: canal-data and canal-data-with-init carry the same history (INIT is
+  an insert of the initial load); 102, 103 and 111 end deleted, 101 updated to 5.17.
+- mydb.product: the same history; mydb.orders keeps 10001 (quantity 3), 10003, 10004;
+  mydb.project keeps A101..A109 (text ids, declared string).
+- paimon_sync_table.schema_evolution_1 / _2 / event: Paimon merges these three tables into
+  one; kept apart here, each holds its own rows of testSchemaEvolution's final table (and
+  event the rows of testCDCOperations' insert file). Updates carry only some declared
+  columns, so the others keep their values.
+- 20 DDL messages are control records; the licence comments of the 9 Paimon files are 153
+  invalid_json records.
 """
 
 from __future__ import annotations
@@ -30,6 +45,7 @@ from conftest import SHARED_DIR, Dbt, land_files, land_kafka_records, rows_as_te
 
 SCHEMA = "it_corpus"
 CORPUS = SHARED_DIR / "corpus" / "debezium-json"
+CANAL_CORPUS = SHARED_DIR / "corpus" / "canal-json"
 CDC = ["_cdc.operation", "_cdc.change_sequence"]
 
 
@@ -54,6 +70,18 @@ def corpus_build(dbt: Dbt, tmp_path_factory: pytest.TempPathFactory) -> str:
             (key % 2, _payload_line("paimon-debezium-nullvalue-debezium-data-2.txt")),
         ],
     )
+    offset = 0
+    for path in sorted(CANAL_CORPUS.glob("*.txt")):
+        lines = [line for line in path.read_text().splitlines() if line.strip()]
+        land_kafka_records(
+            landing_root,
+            "canal_json/kafka_records",
+            f"{path.stem}.parquet",
+            "canal_corpus",
+            [(None, line) for line in lines],
+            first_offset=offset,
+        )
+        offset += len(lines)
     result = dbt.run("build", "--exclude", "test_type:unit", schema=SCHEMA, landing_root=landing_root)
     assert "WARN 2 same_sequence_changes_agree" in result.stdout, "test.product 101 and 105 conflict"
     return SCHEMA
@@ -78,6 +106,21 @@ PRODUCTS_MYSQL = [
 ]
 
 
+# The same history as exact text (Postgres sends the weights as doubles, Canal as text).
+PRODUCTS = [
+    ("101", "scooter", "Small 2-wheel scooter", "3.14"),
+    ("102", "car battery", "12V car battery", "8.1"),
+    ("103", "12-pack drill bits", "12-pack of drill bits with sizes ranging from #40 to #3", "0.8"),
+    ("104", "hammer", "12oz carpenter's hammer", "0.75"),
+    ("105", "hammer", "14oz carpenter's hammer", "0.875"),
+    ("106", "hammer", "18oz carpenter hammer", "1.0"),
+    ("107", "rocks", "box of assorted rocks", "5.1"),
+    ("108", "jacket", "water resistent black wind breaker", "0.1"),
+    ("109", "spare tire", "24 inch spare tire", "22.2"),
+    ("110", "jacket", "new water resistent white wind breaker", "0.5"),
+]
+
+
 def test_mysql_products_from_three_deliveries(spark: SparkSession, corpus_build: str) -> None:
     columns = ["id", "name", "description", "weight"]
     assert table_rows(spark, corpus_build, "inventory__products", columns, ["id"]) == PRODUCTS_MYSQL
@@ -90,18 +133,7 @@ def test_mysql_products_from_three_deliveries(spark: SparkSession, corpus_build:
 
 def test_postgres_products_by_lsn(spark: SparkSession, corpus_build: str) -> None:
     columns = ["id", "name", "description", "weight"]
-    assert table_rows(spark, corpus_build, "postgres_inventory__products", columns, ["id"]) == [
-        ("101", "scooter", "Small 2-wheel scooter", "3.14"),
-        ("102", "car battery", "12V car battery", "8.1"),
-        ("103", "12-pack drill bits", "12-pack of drill bits with sizes ranging from #40 to #3", "0.8"),
-        ("104", "hammer", "12oz carpenter's hammer", "0.75"),
-        ("105", "hammer", "14oz carpenter's hammer", "0.875"),
-        ("106", "hammer", "18oz carpenter hammer", "1.0"),
-        ("107", "rocks", "box of assorted rocks", "5.1"),
-        ("108", "jacket", "water resistent black wind breaker", "0.1"),
-        ("109", "spare tire", "24 inch spare tire", "22.2"),
-        ("110", "jacket", "new water resistent white wind breaker", "0.5"),
-    ]
+    assert table_rows(spark, corpus_build, "postgres_inventory__products", columns, ["id"]) == PRODUCTS
     assert table_rows(spark, corpus_build, "postgres_inventory__products", ["id", *CDC], ["id"])[0] == (
         "101",
         "snapshot",
@@ -131,7 +163,8 @@ def test_null_value_tombstone_is_control(spark: SparkSession, corpus_build: str)
     assert table_rows(spark, corpus_build, "test__test", ["id", "value"], ["id"]) == [("1", "A"), ("2", "B")]
     assert rows_as_text(
         spark,
-        f"select control_kind, kafka_offset from {corpus_build}_intermediate.int_control_records_logged",
+        f"select control_kind, kafka_offset from {corpus_build}_intermediate.int_control_records_logged"
+        " where flavour = 'debezium'",
     ) == [("tombstone", "1")]
 
 
@@ -199,12 +232,79 @@ def test_all_types_decoded_exactly(spark: SparkSession, corpus_build: str) -> No
 def test_unusable_records_are_quarantined_with_reasons(spark: SparkSession, corpus_build: str) -> None:
     assert rows_as_text(
         spark,
-        f"select reason_code, reason_detail, count(*) from {corpus_build}_intermediate.int_quarantined_records_logged"
-        " group by reason_code, reason_detail order by reason_code",
-    ) == [("invalid_json", None, "204"), ("missing_key", "id", "1")]
+        f"select flavour, reason_code, reason_detail, count(*)"
+        f" from {corpus_build}_intermediate.int_quarantined_records_logged"
+        " group by flavour, reason_code, reason_detail order by flavour, reason_code",
+    ) == [
+        ("canal_json", "invalid_json", None, "153"),
+        ("debezium", "invalid_json", None, "204"),
+        ("debezium", "missing_key", "id", "1"),
+    ]
     missing_key_file = rows_as_text(
         spark,
         f"select element_at(split(landing_file, '/'), -1), landing_position"
         f" from {corpus_build}_intermediate.int_quarantined_records_logged where reason_code = 'missing_key'",
     )
     assert missing_key_file == [("flink-debezium-postgres-data-replica-identity.txt", "16")]
+
+
+# Flink's Canal history ends with 101 at 5.17, and 102, 103 and 111 deleted.
+CANAL_PRODUCTS = [("101", "scooter", "Small 2-wheel scooter", "5.17"), *PRODUCTS[3:]]
+
+
+def test_canal_flink_products_multi_row_messages(spark: SparkSession, corpus_build: str) -> None:
+    columns = ["id", "name", "description", "weight"]
+    assert table_rows(spark, corpus_build, "inventory__products2", columns, ["id"]) == CANAL_PRODUCTS
+    assert table_rows(spark, corpus_build, "mydb__product", columns, ["id"]) == CANAL_PRODUCTS
+    # open-source Canal: no change sequence, the landing order decides
+    assert table_rows(spark, corpus_build, "mydb__product", ["id", *CDC], ["id"])[0] == (
+        "101",
+        "update",
+        None,
+    )
+
+
+def test_canal_flink_tables_of_one_stream(spark: SparkSession, corpus_build: str) -> None:
+    assert table_rows(
+        spark,
+        corpus_build,
+        "mydb__orders",
+        ["order_number", "order_date", "purchaser", "quantity", "product_id"],
+        ["order_number"],
+    ) == [
+        ("10001", "2016-01-16", "1001", "3", "102"),
+        ("10003", "2016-02-19", "1002", "2", "106"),
+        ("10004", "2016-02-21", "1003", "1", "107"),
+    ]
+    projects = table_rows(spark, corpus_build, "mydb__project", ["id", "weight"], ["id"])
+    assert projects[0] == ("A101", "3.14")
+    assert [project_id for project_id, _ in projects] == [f"A10{n}" for n in range(1, 10)]
+
+
+def test_canal_paimon_schema_evolution(spark: SparkSession, corpus_build: str) -> None:
+    columns = ["pt", "_id", "v1", "v2", "v3", "hex(v4)", "v5"]
+    assert table_rows(spark, corpus_build, "paimon_sync_table__schema_evolution_1", columns, ["_id"]) == [
+        ("1", "1", "one", None, None, None, None),
+        ("2", "3", "three", "30000000000", None, None, None),
+        ("2", "7", "seven", "70000000000", None, None, None),
+        ("1", "9", "nine", "90000000000", "99999.999", b"nine.bin.long".hex().upper(), "9.00000000009"),
+    ]
+    assert table_rows(spark, corpus_build, "paimon_sync_table__schema_evolution_2", columns, ["_id"]) == [
+        ("1", "2", "second", None, None, None, None),
+        ("2", "4", "four", None, None, b"four.bin.long".hex().upper(), "4.00000000004"),
+        ("1", "6", "six", "60", None, None, None),
+        ("2", "8", "very long string", "80000000000", None, None, None),
+    ]
+    assert table_rows(spark, corpus_build, "paimon_sync_table__event", ["pt", "_id", "v1"], ["_id"]) == [
+        ("1", "1", "one"),
+        ("1", "2", "two"),
+        ("2", "4", "four"),
+    ]
+
+
+def test_canal_ddl_is_logged_not_applied(spark: SparkSession, corpus_build: str) -> None:
+    assert rows_as_text(
+        spark,
+        f"select control_kind, count(*) from {corpus_build}_intermediate.int_control_records_logged"
+        " where flavour = 'canal_json' group by control_kind",
+    ) == [("schema_change", "20")]
