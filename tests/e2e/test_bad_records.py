@@ -45,6 +45,11 @@ class Flavour:
     # the after image must be the dict under "after" (or "data" for CDL 1.0).
     message: Callable[[int, str | None, int, int], dict[str, object]]
     image_field: str = "after"
+    # where the row image's fields start in the message text (Canal's rows are in an array)
+    image_prefix: str = '"after":{"'
+    # an insert with no image is applied with the key from the Kafka key; for a flavour
+    # that never reads the Kafka key, this is its answer instead
+    without_image: tuple[str, str] | None = None
 
 
 def debezium(key: int, value: str | None, position: int, ts_ms: int) -> dict[str, object]:
@@ -104,11 +109,39 @@ def mrs_cdl_v1(key: int, value: str | None, position: int, ts_ms: int) -> dict[s
     }
 
 
+def canal(key: int, value: str | None, position: int, ts_ms: int) -> dict[str, object]:
+    return {
+        "data": [{"id": str(key), "value": value}],
+        "database": "test",
+        "es": ts_ms,
+        "id": position,
+        "isDdl": False,
+        "mysqlType": {"id": "int(11)", "value": "varchar(255)"},
+        "old": None,
+        "pkNames": ["id"],
+        "sql": "",
+        "sqlType": {"id": 4, "value": 12},
+        "table": "test",
+        "ts": ts_ms,
+        "type": "INSERT",
+    }
+
+
 FLAVOURS = [
     Flavour("debezium", "test__test", "id", "value", debezium),
     Flavour("arcion_kafka", "tpch__region", "r_regionkey", "r_name", arcion),
     Flavour("mrs_cdl", "cdl__ct_pg2hudi", "id", "decimalNum", mrs_cdl_v2),
-    Flavour("mrs_cdl", "cdl__ct_pg2hudi", "id", "decimalNum", mrs_cdl_v1, image_field="data"),
+    Flavour("mrs_cdl", "cdl__ct_pg2hudi", "id", "decimalNum", mrs_cdl_v1, "data", '"data":{"'),
+    Flavour(
+        "canal_json",
+        "test__test",
+        "id",
+        "value",
+        canal,
+        "data",
+        '"data":[{"',
+        without_image=("quarantined", "missing_row_image"),
+    ),
 ]
 
 
@@ -138,7 +171,7 @@ def bad_kinds(flavour: Flavour, shape: str) -> dict[str, Callable[[int, int], Re
 
     def image_prefix(key: int) -> str:
         """The start of the message's image text, to splice fields into."""
-        return f'"{flavour.image_field}":{{"'
+        return flavour.image_prefix
 
     def valid(key: int, position: int) -> Record:
         return Record(kafka_key(key), text(key, f"v{key}", position).encode(), ("applied", f"v{key}"), key)
@@ -183,6 +216,8 @@ def bad_kinds(flavour: Flavour, shape: str) -> dict[str, Callable[[int, int], Re
         if "unique" in message:
             message["unique"] = None
         expected = ("applied", None) if shape == "kafka_records" else ("quarantined", "missing_key")
+        if flavour.without_image:
+            expected = flavour.without_image
         return Record(kafka_key(key), json.dumps(message).encode(), expected, key)
 
     return {
@@ -254,7 +289,7 @@ def land_run(landing_root: Path, rng: random.Random, run: int, landed: Landed, l
     """Lands, for each flavour, one JSON-lines file and one Kafka-records file."""
     for flavour_index, flavour in enumerate(FLAVOURS):
         for shape_index, shape in enumerate(("json_lines", "kafka_records")):
-            first_key = KNOWN_KEYS.start + (run * 8 + flavour_index * 2 + shape_index) * 40
+            first_key = KNOWN_KEYS.start + ((run * len(FLAVOURS) + flavour_index) * 2 + shape_index) * 40
             records = draw_records(flavour, shape, rng, first_key, RANDOM_KEYS_FROM + first_key)
             stamp = f"2026-11-23T10:0{run}:00"
             name = f"{flavour.mart}-{flavour_index}-{stamp}.{'jsonl' if shape == 'json_lines' else 'parquet'}"
@@ -311,7 +346,7 @@ def test_every_raw_record_has_exactly_one_outcome(
         " union all ".join(
             f"select {file_name('landing_file')} as file, landing_position, record_outcome, raw_record_id"
             f" from {schema}_staging.stg_{folder}__records"
-            for folder in ("debezium", "arcion_kafka", "mrs_cdl")
+            for folder in sorted({flavour.folder for flavour in FLAVOURS})
         ),
     )
     outcomes: dict[tuple[str, int], set[str]] = {}

@@ -46,6 +46,7 @@ BATCHES: list[list[tuple[str, list[Path]]]] = [
             ],
         ),
         ("mrs_cdl/json_lines", [SAMPLE_LANDING / "mrs_cdl/json_lines/ct_pg2hudi-0001.jsonl"]),
+        ("canal_json/json_lines", [SAMPLE_LANDING / "canal_json/json_lines/products-0001.jsonl"]),
     ],
     [
         (
@@ -77,12 +78,14 @@ CURRENT_STATE_TABLES = [
     "inventory__products",
     "postgres_inventory__products",
     "test__product",
+    "shop__products",
 ]
 BUILD_MODELS = ["build", "--exclude", "test_type:unit test_type:data"]
 STAGING_MODELS = {
     "debezium": "stg_debezium__records",
     "arcion_kafka": "stg_arcion_kafka__records",
     "mrs_cdl": "stg_mrs_cdl__records",
+    "canal_json": "stg_canal_json__records",
 }
 
 

@@ -34,9 +34,18 @@ MODELS = [
     "empty",
 ]
 COMPARED = {
-    "staging": [f"stg_{flavour}__records" for flavour in ("debezium", "arcion_kafka", "mrs_cdl")],
+    "staging": [
+        f"stg_{flavour}__records" for flavour in ("debezium", "arcion_kafka", "mrs_cdl", "canal_json")
+    ],
     "intermediate": ["int_quarantined_records_logged", "int_control_records_logged"],
-    "marts": ["shop__orders", "shop__customers", "shop__cart_items", "tpch__region", "cdl__ct_pg2hudi"],
+    "marts": [
+        "shop__orders",
+        "shop__customers",
+        "shop__cart_items",
+        "tpch__region",
+        "cdl__ct_pg2hudi",
+        "shop__products",
+    ],
 }
 
 READ_TABLES = """
