@@ -1,7 +1,9 @@
 """The project's benchmark, measured against the yardstick in ../shared/peers, on the same files in one run.
 
-1. Generates the workload once with ../shared/peers/gen_workload.py (seeded; Debezium MySQL,
-   table inventory.products, 1% late and 1% redelivered messages, 10% deletes): --events row
+1. Generates the workload once with ../shared/peers/gen_workload.py (seeded; --flavour
+   debezium (default) or canal (DTS Canal JSON, multi-row messages, landed in the project's
+   canal_json/json_lines landing, declared `canal: dts`); MySQL table inventory.products, 1%
+   late and 1% redelivered messages, 10% deletes): --events row
    changes for the full build plus 11% more, in batches of 1% (batch files batch-000...).
 2. Runs the peers on the full build's files (the first 100 batches): the hand-written PySpark
    fold (pyspark_fold.py) and the from_json floor (floor.py --what json).
@@ -183,7 +185,14 @@ def result_fields(output: str, tool: str) -> dict[str, str]:
     raise RuntimeError(f"no RESULT line for {tool} in:\n{output[-2000:]}")
 
 
-def run_peers(data: Path, work: Path, driver_memory: str) -> dict[str, Any]:
+# Per workload flavour: the generator's and peers' name, the project's landing folder and staging model.
+FLAVOURS = {
+    "debezium": ("debezium", "debezium/json_lines", "stg_debezium__records"),
+    "canal": ("canal", "canal_json/json_lines", "stg_canal_json__records"),
+}
+
+
+def run_peers(data: Path, work: Path, driver_memory: str, flavour: str) -> dict[str, Any]:
     fold = measured(
         [
             str(VENV_PYTHON),
@@ -191,7 +200,7 @@ def run_peers(data: Path, work: Path, driver_memory: str) -> dict[str, Any]:
             "--data",
             str(data),
             "--flavour",
-            "debezium",
+            flavour,
             "--out",
             str(work / "peer_out"),
             "--driver-memory",
@@ -206,7 +215,7 @@ def run_peers(data: Path, work: Path, driver_memory: str) -> dict[str, Any]:
             "--data",
             str(data),
             "--flavour",
-            "debezium",
+            flavour,
             "--what",
             "json",
             "--driver-memory",
@@ -251,7 +260,9 @@ def copy_project(destination: Path) -> None:
 
 
 def land(batch_files: list[Path], landing: Path) -> int:
-    """Copies batch files into the landing folder as newly landed; returns their lines."""
+    """Copies batch files into the landing folder as newly landed; returns their row events
+    (a line of Debezium is one; a Canal message holds one per row of data[], each starting
+    with its "id", which old[] entries never carry: the generator never changes a key)."""
     landing.mkdir(parents=True, exist_ok=True)
     lines = 0
     for path in batch_files:
@@ -259,7 +270,7 @@ def land(batch_files: list[Path], landing: Path) -> int:
         shutil.copyfile(path, target)
         os.utime(target)
         with path.open("rb") as f:
-            lines += sum(1 for line in f if line.strip())
+            lines += sum(max(1, line.count(b'{"id":')) for line in f if line.strip())
     return lines
 
 
@@ -273,11 +284,11 @@ def model_seconds(run_results: Path) -> tuple[float, dict[str, float]]:
 
 
 def run_project(
-    work: Path, batches: list[Path], full_batches: int, driver_memory: str
+    work: Path, batches: list[Path], full_batches: int, driver_memory: str, landing_folder: str
 ) -> list[dict[str, Any]]:
     project = work / "project"
     copy_project(project)
-    landing = work / "landing" / "debezium" / "json_lines"
+    landing = work / "landing" / landing_folder
     env = {
         name: value
         for name, value in os.environ.items()
@@ -333,8 +344,8 @@ def run_project(
     return runs
 
 
-def check_project(work: Path, expected_csv: Path, landed_lines: int) -> dict[str, Any]:
-    """Wrong keys against the oracle, and every landed line staged, nothing quarantined."""
+def check_project(work: Path, expected_csv: Path, landed_lines: int, staging_model: str) -> dict[str, Any]:
+    """Wrong keys against the oracle, and every landed row event staged, nothing quarantined."""
     spec = importlib.util.spec_from_file_location("peers_common", PEERS_DIR / "peers_common.py")
     assert spec and spec.loader
     peers_common = importlib.util.module_from_spec(spec)
@@ -365,7 +376,7 @@ def check_project(work: Path, expected_csv: Path, landed_lines: int) -> dict[str
     for row in rows:
         got[row["id"]] = peers_common.normalise(row["name"], row["description"], row["w"], row["ts"])
     comparison = peers_common.compare(got, peers_common.load_expected(str(expected_csv)))
-    staged = spark.sql(f"select count(*) from {SCHEMA}_staging.stg_debezium__records").first()[0]
+    staged = spark.sql(f"select count(*) from {SCHEMA}_staging.{staging_model}").first()[0]
     quarantined = spark.sql(
         f"select count(*) from {SCHEMA}_intermediate.int_quarantined_records_logged"
     ).first()[0]
@@ -384,7 +395,8 @@ def summary(report: dict[str, Any]) -> str:
     hand_eps = hand["events"] / hand["timed_s"]
     floor_eps = floor["events"] / floor["timed_s"]
     lines = [
-        f"Workload: {report['events']} events for the full build over {report['keys']} keys (Debezium JSON lines), "
+        f"Workload: {report['events']} events for the full build over {report['keys']} keys "
+        f"({report['flavour']} JSON lines), "
         f"then +10%, +1%, nothing. Machine load before: {report['load_average']}.",
         "",
         "| run | events | project models s | project wall s | events/s (models) | x hand fold | x from_json floor "
@@ -405,7 +417,7 @@ def summary(report: dict[str, Any]) -> str:
         f"| {floor_eps:,.0f} | {ratio(floor_eps, hand_eps)} | 1.00 | - | {floor['cpu_s']} | {floor['peak_rss_mib']} |",
         "",
         f"Correctness after the last run: {check['wrong_keys']} wrong keys of {check['expected_keys']} expected "
-        f"(oracle of the generator); {check['landed_lines']} lines landed, {check['staged_records']} staged, "
+        f"(oracle of the generator); {check['landed_lines']} row events landed, {check['staged_records']} staged, "
         f"{check['quarantined']} quarantined.",
         "",
         "Slowest models of the full build: "
@@ -430,6 +442,9 @@ def main(argv: list[str] | None = None) -> int:
         "--work-dir", type=Path, default=None, help="where to generate and run (default: a temp folder)"
     )
     parser.add_argument("--keep", action="store_true", help="keep the work folder")
+    parser.add_argument(
+        "--flavour", choices=sorted(FLAVOURS), default="debezium", help="the workload's flavour"
+    )
     args = parser.parse_args(argv)
 
     started = datetime.now(UTC)
@@ -453,28 +468,32 @@ def main(argv: list[str] | None = None) -> int:
             "--batches",
             str(total_batches),
             "--flavour",
-            "debezium",
+            args.flavour,
             "--out",
             str(work / "generated"),
         ],
         check=True,
     )
-    batches = sorted((work / "generated" / "debezium").glob("batch-*.jsonl"))
-    peer_data = work / "peers" / "debezium"
+    peer_flavour, landing_folder, staging_model = FLAVOURS[args.flavour]
+    batches = sorted((work / "generated" / peer_flavour).glob("batch-*.jsonl"))
+    peer_data = work / "peers" / peer_flavour
     peer_data.mkdir(parents=True)
     for path in batches[:full_batches]:
         os.link(path, peer_data / path.name)
     report: dict[str, Any] = {
-        "events": sum(1 for p in batches[:full_batches] for _ in p.open("rb")),
+        "flavour": args.flavour,
+        "events": sum(max(1, line.count(b'{"id":')) for p in batches[:full_batches] for line in p.open("rb")),
         "keys": args.keys,
         "load_average": round(os.getloadavg()[0], 2),
         "driver_memory": args.driver_memory,
     }
     print("== peers on the full build's files", flush=True)
-    report["peers"] = run_peers(peer_data, work, args.driver_memory)
-    report["project"] = run_project(work, batches, full_batches, args.driver_memory)
+    report["peers"] = run_peers(peer_data, work, args.driver_memory, peer_flavour)
+    report["project"] = run_project(work, batches, full_batches, args.driver_memory, landing_folder)
     landed = sum(run["events"] for run in report["project"])
-    report["check"] = check_project(work, work / "generated" / "expected_final_state.csv", landed)
+    report["check"] = check_project(
+        work, work / "generated" / "expected_final_state.csv", landed, staging_model
+    )
     text = summary(report)
     print("\n" + text)
     (out / "summary.md").write_text(text + "\n")
