@@ -107,7 +107,8 @@ class Dbt:
                 "PYTHONWARNINGS": "ignore:Failed to set spark.sql.catalogImplementation:UserWarning",
             }
         )
-        dbt_vars = {"cdc_landing_root": str(landing_root), **(extra_vars or {})}
+        # the corpus targets (tests/corpus_targets) are the tests' own current-state tables
+        dbt_vars = {"cdc_landing_root": str(landing_root), "cdc_corpus_targets": True, **(extra_vars or {})}
         command = [str(PROJECT_DIR / ".venv" / "bin" / "dbt"), *args, "--vars", json.dumps(dbt_vars)]
         return command, env
 
