@@ -144,23 +144,32 @@
 
 {% macro cdc_value_text(variant_expr, field_schema_expr, data_type) -%}
     {#-
-        The value's own text (cdc_value_raw_text), except for a binary column fed by Canal
-        JSON, whose bytes arrive as ISO-8859-1 text (one character per byte): base64 of those
-        bytes then, as for every other bytes value. A character beyond U+00FF cannot be such a
-        byte: the value then has no text and does not type (uncastable_value).
+        The value's own text (cdc_value_raw_text), except for bytes that arrive in another
+        form than base64 in their natural order, for a binary or string column:
+          Canal JSON binary (field schema canal.mysqlType, a binary or blob MySQL type):
+            ISO-8859-1 text, one character per byte; a character beyond U+00FF cannot be a
+            byte, so the value then has no text and does not type (uncastable_value)
+          Debezium io.debezium.data.Bits: base64 of the bits little-endian; MySQL and Paimon
+            show them big-endian (b'11111000111' is 00 .. 07 C7), so the bytes are reversed
+        Both give base64, the canonical text of bytes.
     -#}
-    {%- if (data_type | lower) == 'binary' -%}
+    {%- set raw_text = cdc_value_raw_text(variant_expr) -%}
+    {%- if (data_type | lower) in ('binary', 'string') -%}
     case
+        {%- if (data_type | lower) == 'binary' %}
         when {{ field_schema_expr }}.name = 'canal.mysqlType' and lower({{ field_schema_expr }}.type) rlike 'binary|blob'
             then if(
-                {{ cdc_value_raw_text(variant_expr) }} rlike '^[\\x{00}-\\x{FF}]*$',
-                base64(encode({{ cdc_value_raw_text(variant_expr) }}, 'ISO-8859-1')),
+                {{ raw_text }} rlike '^[\\x{00}-\\x{FF}]*$',
+                base64(encode({{ raw_text }}, 'ISO-8859-1')),
                 null
             )
-        else {{ cdc_value_raw_text(variant_expr) }}
+        {%- endif %}
+        when {{ field_schema_expr }}.name = 'io.debezium.data.Bits'
+            then base64(unhex(concat_ws('', reverse(regexp_extract_all(hex(try_to_binary({{ raw_text }}, 'base64')), '(..)', 1)))))
+        else {{ raw_text }}
     end
     {%- else -%}
-    {{ cdc_value_raw_text(variant_expr) }}
+    {{ raw_text }}
     {%- endif -%}
 {%- endmacro %}
 
