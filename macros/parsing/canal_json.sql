@@ -105,8 +105,10 @@
         What a Canal JSON record is: a change (INSERT, UPDATE, DELETE, INIT; TRUNCATE), a
         control record (a Kafka tombstone, a DDL message), or quarantined with a reason code.
         A message is classified whole, so that its rows share one outcome: a change message
-        with no row, or a null row, is missing_row_image; one whose row (or old values) names
-        a column twice is duplicate_field_name.
+        with no row, or a null row, is missing_row_image; an update whose old holds another
+        number of rows than data is mismatched_old_image (which old values belong to which row
+        is not knowable); one whose row (or old values) names a column twice is
+        duplicate_field_name.
     -#}
     {%- set rows = 'coalesce(' ~ message ~ '.data, ' ~ message ~ '.old)' -%}
     case
@@ -123,6 +125,9 @@
         when upper({{ message }}.type) in ('INSERT', 'UPDATE', 'DELETE', 'INIT')
             and coalesce(size({{ rows }}) = 0 or exists({{ rows }}, message_row -> message_row is null), true)
             then {{ cdc_classification('quarantined', 'missing_row_image') }}
+        when upper({{ message }}.type) = 'UPDATE' and {{ message }}.data is not null and {{ message }}.old is not null
+            and size({{ message }}.old) != size({{ message }}.data)
+            then {{ cdc_classification('quarantined', 'mismatched_old_image') }}
         when upper({{ message }}.type) in ('INSERT', 'UPDATE', 'DELETE', 'INIT')
             and (
                 exists({{ message }}.data, message_row -> {{ cdc_image_repeats_a_name('message_row') }})

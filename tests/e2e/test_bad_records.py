@@ -220,7 +220,7 @@ def bad_kinds(flavour: Flavour, shape: str) -> dict[str, Callable[[int, int], Re
             expected = flavour.without_image
         return Record(kafka_key(key), json.dumps(message).encode(), expected, key)
 
-    return {
+    kinds = {
         "valid": valid,
         "key_only_in_kafka_key": key_only_in_kafka_key,
         "truncated": truncated,
@@ -229,6 +229,39 @@ def bad_kinds(flavour: Flavour, shape: str) -> dict[str, Callable[[int, int], Re
         "deep_but_allowed": deep_but_allowed,
         "duplicate_name": duplicate_name,
         "commit_time_overflow": commit_time_overflow,
+    }
+    if flavour.folder == "canal_json":
+        kinds |= canal_bad_kinds(flavour, text, kafka_key)
+    return kinds
+
+
+def canal_bad_kinds(
+    flavour: Flavour, text: Callable[..., str], kafka_key: Callable[[int], bytes]
+) -> dict[str, Callable[[int, int], Record]]:
+    """The bad records only a Canal message can be."""
+
+    def changed(key: int, position: int, change: Callable[[dict[str, object]], None]) -> bytes:
+        message = flavour.message(key, f"v{key}", position, 1_700_000_000_000)
+        change(message)
+        return json.dumps(message).encode()
+
+    def quarantined(reason: str, change: Callable[[dict[str, object]], None]) -> Callable[[int, int], Record]:
+        return lambda key, position: Record(
+            kafka_key(key), changed(key, position, change), ("quarantined", reason), key
+        )
+
+    def without_type(message: dict[str, object]) -> None:
+        del message["type"]
+
+    return {
+        "data_not_an_array": quarantined("invalid_json", lambda m: m.update(data={"id": "1", "value": "x"})),
+        "no_type": quarantined("unrecognized_message", without_type),
+        "unknown_type": quarantined("unknown_operation", lambda m: m.update(type="UPSERT")),
+        "old_longer_than_data": quarantined(
+            "mismatched_old_image", lambda m: m.update(type="UPDATE", old=[{"value": "a"}, {"value": "b"}])
+        ),
+        "no_key_column": quarantined("missing_key", lambda m: m.update(data=[{"value": "x"}])),
+        "no_rows": quarantined("missing_row_image", lambda m: m.update(data=[])),
     }
 
 
