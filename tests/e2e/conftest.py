@@ -146,9 +146,13 @@ def dbt(spark_remote: str) -> Dbt:
 
 
 def rows_as_text(spark: SparkSession, query: str) -> list[tuple[str | None, ...]]:
-    """The query's rows with every value as Spark's own string cast (null stays None)."""
-    quoted = [f"`{name.replace('`', '``')}`" for name in spark.sql(query).columns]
-    columns = ", ".join(f"cast({name} as string) as {name}" for name in quoted)
+    """The query's rows with every value as Spark's own string cast, bytes as hex (null stays None)."""
+    fields = spark.sql(query).schema.fields
+    quoted = [(f"`{field.name.replace('`', '``')}`", field.dataType.typeName()) for field in fields]
+    columns = ", ".join(
+        f"hex({name}) as {name}" if type_name == "binary" else f"cast({name} as string) as {name}"
+        for name, type_name in quoted
+    )
     return [tuple(row) for row in spark.sql(f"select {columns} from ({query}) as rows_under_test").collect()]
 
 

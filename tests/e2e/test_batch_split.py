@@ -160,7 +160,7 @@ def test_three_landings_with_a_late_batch_equal_one_run(
 ) -> None:
     schema, _ = as_it_lands
     expected = current_state(spark, in_one_run)
-    assert sum(len(rows) for rows in expected.values()) == 39, "every table has rows to compare"
+    assert sum(len(rows) for rows in expected.values()) == 42, "every table has rows to compare"
     assert current_state(spark, schema) == expected
     assert row_state(spark, schema) == row_state(spark, in_one_run)
 
