@@ -31,9 +31,8 @@
             "canal_json_records: dts_landings is " ~ dts_landings ~ ", expected a list of landing table names"
         ) }}
     {%- endif -%}
-    {%- set r = 'message_rows' -%}
+    {%- set r = 'row_changes' -%}
     {%- set m = r ~ '.message' -%}
-    {%- set operation = "case upper(" ~ m ~ ".type) when 'INSERT' then 'insert' when 'UPDATE' then 'update' when 'DELETE' then 'delete' when 'INIT' then 'snapshot' when 'TRUNCATE' then 'truncate' end" -%}
     {%- set dts_order -%}
         {%- if dts_landings | length > 0 -%}
         {{ r }}.landing_table in ({% for name in dts_landings %}{{ cdc_sql_string(name) }}{{ ', ' if not loop.last }}{% endfor %})
@@ -46,10 +45,10 @@
         'source_database': m ~ '.database',
         'source_schema': 'cast(null as string)',
         'source_table': m ~ '.`table`',
-        'operation': operation,
+        'operation': r ~ '.operation',
         'key_image': 'cast(null as map<string, variant>)',
-        'before_image': "case " ~ operation ~ " when 'update' then " ~ r ~ ".row_before_update when 'delete' then " ~ r ~ ".row_image end",
-        'after_image': "if(" ~ operation ~ " in ('insert', 'snapshot', 'update'), " ~ r ~ ".row_image, null)",
+        'before_image': "case " ~ r ~ ".operation when 'update' then " ~ r ~ ".row_before_update when 'delete' then " ~ r ~ ".row_image end",
+        'after_image': "if(" ~ r ~ ".operation in ('insert', 'snapshot', 'update'), " ~ r ~ ".row_image, null)",
         'field_schemas': _canal_field_schemas(m),
         'change_sequence': 'if(' ~ dts_order ~ ', array(' ~ m ~ '.id), null)',
         'commit_timestamp': cdc_timestamp_from_epoch('nullif(' ~ m ~ '.es, 0)', 'millis'),
@@ -71,7 +70,14 @@
     classified_records as (
         select
             parsed_records.*,
-            {{ canal_json_classification('parsed_records.message', 'parsed_records.record_value') }} as message_classification
+            {{ canal_json_classification('parsed_records.message', 'parsed_records.record_value') }} as classification,
+            case upper(parsed_records.message.type)
+                when 'INSERT' then 'insert'
+                when 'UPDATE' then 'update'
+                when 'DELETE' then 'delete'
+                when 'INIT' then 'snapshot'
+                when 'TRUNCATE' then 'truncate'
+            end as operation
         from parsed_records
     ),
 
@@ -80,23 +86,32 @@
         select
             classified_records.*,
             cast(coalesce(message_row.row_index, 0) as int) as row_index,
-            message_row.row_image,
-            {{ _canal_row_before_update('message_row.row_image', 'try_element_at(classified_records.message.old, message_row.row_index + 1)') | indent(12) }}
-                as row_before_update,
-            classified_records.message_classification as classification
+            message_row.row_image
         from classified_records
         lateral view outer posexplode(
             if(
-                classified_records.message_classification.outcome = 'change' and upper(classified_records.message.type) != 'TRUNCATE',
+                classified_records.classification.outcome = 'change' and classified_records.operation != 'truncate',
                 coalesce(classified_records.message.data, classified_records.message.old),
                 null
             )
         ) message_row as row_index, row_image
+    ),
+
+    {#- An update's row before it: only updates have one (the map lambdas run for them alone). -#}
+    row_changes as (
+        select
+            message_rows.*,
+            if(
+                message_rows.operation = 'update',
+                {{ _canal_row_before_update('message_rows.row_image', 'try_element_at(message_rows.message.old, message_rows.row_index + 1)') | indent(16) }},
+                null
+            ) as row_before_update
+        from message_rows
     )
 
     select
         {{ cdc_record_columns(fields, flavour, r, row_index=r ~ '.row_index') }}
-    from message_rows
+    from row_changes
 {% endmacro %}
 
 
