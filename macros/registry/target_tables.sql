@@ -19,10 +19,10 @@
 -#}
 
 {% macro cdc_target_tables() %}
-    {#- All registered target tables, sorted by name, validated. Empty at parse time and in a unit test (whose graph has no nodes). -#}
+    {#- All registered target tables, sorted by name, validated. Empty at parse time. -#}
     {% set target_tables = [] %}
     {% if execute %}
-        {% for node in (graph.get('nodes') or {}).values()
+        {% for node in graph.nodes.values()
             if node.resource_type == 'model' and (node.config.get('meta') or {}).get('cdc') %}
             {% do target_tables.append(_cdc_target_table(node)) %}
         {% endfor %}

@@ -368,6 +368,45 @@
 {% endmacro %}
 
 
+{% macro cdc_checked_through(relation) %}
+    {#-
+        The staging time up to which a log of checked changes (int_change_rejections_logged)
+        has checked every staged change: the larger of the table property
+        cdc.checked_through (set after each run by cdc_mark_checked_through) and the newest
+        loaded_at it holds, as a timestamp literal; none when neither exists. A run stopped
+        between its insert and the property reads its own rows, so it never logs a change twice.
+    -#}
+    {%- set logged = cdc_watermark(relation, 'loaded_at') -%}
+    {%- set property = run_query("show tblproperties " ~ relation ~ " ('cdc.checked_through')").columns[1].values()[0] -%}
+    {%- if property is none or not (property | string)[:1].isdigit() -%}
+        {{ return(logged) }}
+    {%- endif -%}
+    {%- set checked = "timestamp'" ~ property ~ "'" -%}
+    {{ return(checked if logged is none or checked > logged else logged) }}
+{% endmacro %}
+
+
+{% macro cdc_mark_checked_through(relation) %}
+    {#- Post-hook: records that every change staged so far has been checked (see cdc_checked_through). -#}
+    {%- if not execute -%}
+        {{ return('') }}
+    {%- endif -%}
+    {%- set newest_staged -%}
+        select cast(max(loaded_at) as string) from (
+        {%- for model_name in var('cdc_staging_models') %}
+            select max(loaded_at) as loaded_at from {{ ref(model_name) }} where record_outcome = 'change'
+            {{- ' union all' if not loop.last }}
+        {%- endfor %}
+        ) as staged
+    {%- endset -%}
+    {%- set through = run_query(newest_staged).columns[0].values()[0] -%}
+    {%- if through is none -%}
+        {{ return('') }}
+    {%- endif -%}
+    {{ return("alter table " ~ relation ~ " set tblproperties ('cdc.checked_through' = '" ~ through ~ "')") }}
+{% endmacro %}
+
+
 {% macro cdc_staged_changes_of(target_table, loaded_after=none, claimants=none, staging_models=none) %}
     {#-
         The staged changes of one target table's source table (its staging partition), staged

@@ -1,34 +1,91 @@
+{#- Partitioned by the staging run (loaded_at): a run's rows appear at once, never half, so a killed run logs nothing. -#}
+{{ config(
+    materialized='incremental',
+    incremental_strategy='append',
+    partition_by=['loaded_at'],
+    post_hook="{{ cdc_mark_checked_through(this) }}",
+) }}
+
 {#-
     Every staged change that no current-state table can apply: its source table is not in the
     registry (unknown_table), or the change has no value for a key column (missing_key), or a
-    value does not type as its column is declared (uncastable_value). Each current-state table
-    logs the rejections of its own typing, as it types its new changes, in
-    <model>__cdc_rejections (see macros/materializations/cdc_current_state.sql): the changes are
-    typed once per run, and a change is applied there or logged here. The changes of source
-    tables nobody declared are read from staging (their partitions only).
+    value does not type as its column is declared (uncastable_value). The typing is the one the
+    current-state tables use (cdc_typed_changes), so a change is applied there or logged here.
+    Each branch reads one staging partition, and only when changes were staged for it since the
+    last run; source tables nobody declared, the rest.
 -#}
 
-{%- set registered_names = cdc_target_tables() | map(attribute='source_table') | unique | list -%}
-{%- set unregistered_where -%}
-(source_table_partition is null
-{%- if registered_names %} or source_table_partition not in (
+{#- Changes staged after the last run's check (most runs log no rejection, so not the log's own newest row) -#}
+{%- set loaded_after = cdc_checked_through(this) if execute and is_incremental() else none -%}
+{#- Only the source tables with changes staged since the last run are typed again, from the staging models that hold them (one probe). -#}
+{%- set new_partitions = cdc_partitions_with_new_changes(loaded_after) -%}
+{%- set target_tables = cdc_target_tables() -%}
+{%- set registered_names = target_tables | map(attribute='source_table') | unique | list -%}
+{%- set unregistered_names -%}
 {%- for name in registered_names %}{{ cdc_sql_string(name) }}{{ ', ' if not loop.last }}{% endfor -%}
-){% endif %})
-{%- endset %}
+{%- endset -%}
+{%- set unregistered_where -%}
+(source_table_partition is null{% if registered_names %} or source_table_partition not in ({{ unregistered_names }}){% endif %})
+{%- if loaded_after %} and loaded_at > {{ loaded_after }}{% endif -%}
+{%- endset -%}
+{%- set checked_tables = [] -%}
+{%- for target_table in target_tables if new_partitions is none or target_table.source_table in new_partitions -%}
+    {%- do checked_tables.append(target_table) -%}
+{%- endfor -%}
 
 with
 
+{% for target_table in checked_tables %}
+{%- set claimants = target_tables | selectattr('source_table', 'equalto', target_table.source_table) | list %}
+rejected_changes_{{ loop.index }} as (
+    select
+        {{ cdc_sql_string(target_table.name) }} as target_table,
+        typed_changes.*
+    from (
+        {{ cdc_typed_changes(
+            target_table,
+            loaded_after,
+            claimants if claimants[0].name == target_table.name else none,
+            new_partitions[target_table.source_table] if new_partitions is not none else none,
+        ) | indent(8) }}
+    ) as typed_changes
+    {{ cdc_keep_rows_where('typed_changes.rejection_reason is not null') }}
+),
+
+{% endfor %}
 unregistered_changes as (
     {{ cdc_staged_records('change', where=unregistered_where) | indent(4) }}
 ),
 
-{% for relation in cdc_rejections_relations() %}
-rejections_of_table_{{ loop.index }} as (
-    select * from {{ relation }}
-),
-
-{% endfor -%}
-unregistered_rejections as (
+rejections as (
+    {%- for target_table in checked_tables %}
+    select
+        rejected_changes_{{ loop.index }}.raw_record_id,
+        rejected_changes_{{ loop.index }}.row_index,
+        rejected_changes_{{ loop.index }}.flavour,
+        rejected_changes_{{ loop.index }}.source_database,
+        rejected_changes_{{ loop.index }}.source_schema,
+        rejected_changes_{{ loop.index }}.source_table,
+        rejected_changes_{{ loop.index }}.operation,
+        if(
+            rejected_changes_{{ loop.index }}.rejection_reason = 'unknown_table',
+            null,
+            rejected_changes_{{ loop.index }}.target_table
+        ) as target_table,
+        rejected_changes_{{ loop.index }}.rejection_reason,
+        rejected_changes_{{ loop.index }}.rejection_detail,
+        rejected_changes_{{ loop.index }}.key_image,
+        rejected_changes_{{ loop.index }}.before_image,
+        rejected_changes_{{ loop.index }}.after_image,
+        rejected_changes_{{ loop.index }}.landing_file,
+        rejected_changes_{{ loop.index }}.landing_position,
+        rejected_changes_{{ loop.index }}.kafka_topic,
+        rejected_changes_{{ loop.index }}.kafka_partition,
+        rejected_changes_{{ loop.index }}.kafka_offset,
+        rejected_changes_{{ loop.index }}.loaded_at
+    from rejected_changes_{{ loop.index }}
+    union all
+    {%- endfor %}
     select
         unregistered_changes.raw_record_id,
         unregistered_changes.row_index,
@@ -42,14 +99,9 @@ unregistered_rejections as (
         concat_ws(
             '.', unregistered_changes.source_database, unregistered_changes.source_schema, unregistered_changes.source_table
         ) as rejection_detail,
-        to_json(
-            named_struct(
-                'operation', unregistered_changes.operation,
-                'key', unregistered_changes.key_image,
-                'before', unregistered_changes.before_image,
-                'after', unregistered_changes.after_image
-            )
-        ) as rejected_change,
+        unregistered_changes.key_image,
+        unregistered_changes.before_image,
+        unregistered_changes.after_image,
         unregistered_changes.landing_file,
         unregistered_changes.landing_position,
         unregistered_changes.kafka_topic,
@@ -60,29 +112,32 @@ unregistered_rejections as (
 ),
 
 final as (
-    select * from unregistered_rejections
-    {%- for relation in cdc_rejections_relations() %}
-    union all
     select
-        rejections_of_table_{{ loop.index }}.raw_record_id,
-        rejections_of_table_{{ loop.index }}.row_index,
-        rejections_of_table_{{ loop.index }}.flavour,
-        rejections_of_table_{{ loop.index }}.source_database,
-        rejections_of_table_{{ loop.index }}.source_schema,
-        rejections_of_table_{{ loop.index }}.source_table,
-        rejections_of_table_{{ loop.index }}.operation,
-        rejections_of_table_{{ loop.index }}.target_table,
-        rejections_of_table_{{ loop.index }}.rejection_reason,
-        rejections_of_table_{{ loop.index }}.rejection_detail,
-        rejections_of_table_{{ loop.index }}.rejected_change,
-        rejections_of_table_{{ loop.index }}.landing_file,
-        rejections_of_table_{{ loop.index }}.landing_position,
-        rejections_of_table_{{ loop.index }}.kafka_topic,
-        rejections_of_table_{{ loop.index }}.kafka_partition,
-        rejections_of_table_{{ loop.index }}.kafka_offset,
-        rejections_of_table_{{ loop.index }}.loaded_at
-    from rejections_of_table_{{ loop.index }}
-    {%- endfor %}
+        rejections.raw_record_id,
+        rejections.row_index,
+        rejections.flavour,
+        rejections.source_database,
+        rejections.source_schema,
+        rejections.source_table,
+        rejections.operation,
+        rejections.target_table,
+        rejections.rejection_reason,
+        rejections.rejection_detail,
+        to_json(
+            named_struct(
+                'operation', rejections.operation,
+                'key', rejections.key_image,
+                'before', rejections.before_image,
+                'after', rejections.after_image
+            )
+        ) as rejected_change,
+        rejections.landing_file,
+        rejections.landing_position,
+        rejections.kafka_topic,
+        rejections.kafka_partition,
+        rejections.kafka_offset,
+        rejections.loaded_at
+    from rejections
 )
 
 select * from final

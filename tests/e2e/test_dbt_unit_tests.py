@@ -23,8 +23,6 @@ def test_every_unit_test_passes(dbt: Dbt, tmp_path: Path) -> None:
         "test_type:data",
         schema="it_unit",
         landing_root=landing_root,
-        # tests/unit_models: the model through which unit tests see the typing's rejections
-        extra_vars={"cdc_unit_test_models": True},
         in_process_state_dir=state_dir,
     )
     unit_tests_passed = re.findall(r"PASS \S+::\S+", result.stdout)

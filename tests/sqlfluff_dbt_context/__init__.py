@@ -8,7 +8,6 @@ supply ref, source, config, var, is_incremental and this.
 from __future__ import annotations
 
 import datetime as _datetime
-import json as _json
 import re as _re
 from types import SimpleNamespace
 from typing import Any, NoReturn
@@ -37,11 +36,3 @@ target = SimpleNamespace(name="lint", schema="cdc", type="spark")
 env_var = _env_var
 log = _print
 print = _print
-
-
-def tojson(value: Any) -> str:
-    return _json.dumps(value)
-
-
-def fromjson(text: str) -> Any:
-    return _json.loads(text)
