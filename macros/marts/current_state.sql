@@ -28,7 +28,10 @@
             'columns': [{'name': 'id', 'data_type': 'bigint', 'encoding': none},
                         {'name': 'amount', 'data_type': 'decimal(10,2)', 'encoding': none}],
         } -%}
-        {%- set plan = {'incremental': false, 'loaded_after': none, 'has_new_changes': true, 'has_truncations': true, 'staging_models': none} -%}
+        {%- set plan = {
+            'incremental': false, 'loaded_after': none, 'has_new_changes': true, 'has_truncations': true,
+            'staging_models': none, 'schema_names': none,
+        } -%}
     {%- endif -%}
     {%- if not plan.has_new_changes %}
     -- {{ cdc_no_new_changes_marker() }}
@@ -39,7 +42,9 @@
     new_changes as (
         select typed_changes.*
         from (
-            {{ cdc_typed_changes(target_table, plan.loaded_after, staging_models=plan.staging_models) | indent(12) }}
+            {{ cdc_typed_changes(
+                target_table, plan.loaded_after, staging_models=plan.staging_models, schema_names=plan.schema_names,
+            ) | indent(12) }}
         ) as typed_changes
     ),
 
@@ -57,13 +62,15 @@
 {% macro cdc_state_plan(target_table) %}
     {#-
         What this run of a current-state model does: {incremental, loaded_after,
-        has_new_changes, has_truncations, staging_models}. Incremental when its state table
+        has_new_changes, has_truncations, staging_models, schema_names}. Incremental when its state table
         exists and no full refresh was asked for; then only changes staged after the newest
         one in the state are read (loaded_after, a literal, or none while the state holds no
         change). One probe query over the staging partition says whether any change is new,
-        whether one of them truncates the table, and which staging models hold them (only
-        those are read). In a unit test, where refs are fixtures, or before staging is built:
-        assume changes and truncations in every staging model.
+        whether one of them truncates the table, which staging models hold them (only
+        those are read), and which field schema names their values carry (only those are
+        decoded: cdc_schema_names_seen). In a unit test, where refs are fixtures, or before
+        staging is built: assume changes and truncations in every staging model, and any
+        field schema.
     -#}
     {%- set incremental = execute and cdc_state_is_incremental() -%}
     {#- none when no change was ever applied: then every staged change of the table is new -#}
@@ -71,14 +78,15 @@
     {%- if not cdc_staging_is_built() -%}
         {{ return({
             'incremental': incremental, 'loaded_after': loaded_after,
-            'has_new_changes': true, 'has_truncations': true, 'staging_models': none,
+            'has_new_changes': true, 'has_truncations': true, 'staging_models': none, 'schema_names': none,
         }) }}
     {%- endif -%}
     {%- set probe -%}
         {%- for model_name in var('cdc_staging_models') %}
         select
             '{{ model_name }}' as staging_model,
-            coalesce(max(staged_records.operation = 'truncate'), false) as has_truncations
+            coalesce(max(staged_records.operation = 'truncate'), false) as has_truncations,
+            {{ cdc_schema_names_seen('staged_records') | indent(12) }} as schema_names
         from {{ ref(model_name) }} as staged_records
         where {{ _cdc_staged_changes_condition(target_table, 'staged_records', loaded_after) | indent(8) }}
         having count(*) > 0
@@ -89,8 +97,10 @@
     {%- endset -%}
     {%- set staging_models = [] -%}
     {%- set truncating_models = [] -%}
-    {%- for staging_model, has_truncations in run_query(probe).rows -%}
+    {%- set names_json = [] -%}
+    {%- for staging_model, has_truncations, schema_names in run_query(probe).rows -%}
         {%- do staging_models.append(staging_model) -%}
+        {%- do names_json.append(schema_names) -%}
         {%- if has_truncations -%}
             {%- do truncating_models.append(staging_model) -%}
         {%- endif -%}
@@ -101,6 +111,7 @@
         'has_new_changes': staging_models | length > 0,
         'has_truncations': truncating_models | length > 0,
         'staging_models': staging_models,
+        'schema_names': cdc_schema_names_from_json(names_json),
     }) }}
 {% endmacro %}
 

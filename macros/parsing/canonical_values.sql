@@ -134,15 +134,24 @@
                                not decimal text)
       cdc_value_decimal_scale  their scale
       cdc_value_time_text      canonical text of a Debezium / Kafka Connect date or time encoding
-    Only the encodings that can feed `data_type` are written (a typed null otherwise).
+    Only the encodings that can feed `data_type` are written (a typed null otherwise), and of
+    those told by a field schema's name, only the names in `schema_names` when it is given
+    (the names the column's values carry in the changes being typed, from a probe: a branch
+    for a name no value carries can never apply, and every branch costs generated code,
+    compiled per run).
 -#}
+
+{% macro _cdc_carries(schema_names, names) -%}
+    {#- Renders true when a field schema named one of `names` may occur (schema_names none: any may). -#}
+    {%- if schema_names is none or (names | select('in', schema_names) | list) -%}true{%- endif -%}
+{%- endmacro %}
 
 {% macro cdc_value_raw_text(variant_expr) -%}
     try_variant_get({{ variant_expr }}, '$', 'string')
 {%- endmacro %}
 
 
-{% macro cdc_value_text(variant_expr, field_schema_expr, data_type) -%}
+{% macro cdc_value_text(variant_expr, field_schema_expr, data_type, schema_names=none) -%}
     {#-
         The value's own text (cdc_value_raw_text), except for bytes that arrive in another
         form than base64 in their natural order, for a binary or string column:
@@ -154,9 +163,11 @@
         Both give base64, the canonical text of bytes.
     -#}
     {%- set raw_text = cdc_value_raw_text(variant_expr) -%}
-    {%- if (data_type | lower) in ('binary', 'string') -%}
+    {%- set reads_canal_bytes = (data_type | lower) == 'binary' and _cdc_carries(schema_names, ['canal.mysqlType']) -%}
+    {%- set reads_bits = (data_type | lower) in ('binary', 'string') and _cdc_carries(schema_names, ['io.debezium.data.Bits']) -%}
+    {%- if reads_canal_bytes or reads_bits -%}
     case
-        {%- if (data_type | lower) == 'binary' %}
+        {%- if reads_canal_bytes %}
         when {{ field_schema_expr }}.name = 'canal.mysqlType' and lower({{ field_schema_expr }}.type) rlike 'binary|blob'
             then if(
                 {{ raw_text }} rlike '^[\\x{00}-\\x{FF}]*$',
@@ -164,8 +175,10 @@
                 null
             )
         {%- endif %}
+        {%- if reads_bits %}
         when {{ field_schema_expr }}.name = 'io.debezium.data.Bits'
             then base64(unhex(concat_ws('', reverse(regexp_extract_all(hex(try_to_binary({{ raw_text }}, 'base64')), '(..)', 1)))))
+        {%- endif %}
         else {{ raw_text }}
     end
     {%- else -%}
@@ -174,15 +187,17 @@
 {%- endmacro %}
 
 
-{% macro cdc_value_decimal_bytes(variant_expr, field_schema_expr, data_type, encoding=none) -%}
+{% macro cdc_value_decimal_bytes(variant_expr, field_schema_expr, data_type, encoding=none, schema_names=none) -%}
     {%- set text = cdc_value_raw_text(variant_expr) -%}
     {%- set field = field_schema_expr -%}
     {%- set declared = (data_type | lower).startswith('decimal(') -%}
     {%- if cdc_type_family(data_type) | trim in ('number', 'string') -%}
     case
+        {%- if _cdc_carries(schema_names, ['org.apache.kafka.connect.data.Decimal']) %}
         when {{ _cdc_is_connect_decimal(field) }} and schema_of_variant({{ variant_expr }}) = 'STRING'
             then try_to_binary({{ text }}, 'base64')
-        when {{ _cdc_is_variable_scale_decimal(variant_expr, field) }}
+        {%- endif %}
+        when {{ _cdc_is_variable_scale_decimal(variant_expr, field, schema_names) }}
             then try_to_binary(try_variant_get({{ variant_expr }}, '$.value', 'string'), 'base64')
         {%- if declared and encoding == 'decimal_base64' %}
         when {{ field }} is null then try_to_binary({{ text }}, 'base64')
@@ -196,13 +211,15 @@
 {%- endmacro %}
 
 
-{% macro cdc_value_decimal_scale(variant_expr, field_schema_expr, data_type) -%}
+{% macro cdc_value_decimal_scale(variant_expr, field_schema_expr, data_type, schema_names=none) -%}
     {%- set field = field_schema_expr -%}
     {%- set declared_scale = (data_type | lower).split(',')[1].rstrip(')') if (data_type | lower).startswith('decimal(') else none -%}
     {%- if cdc_type_family(data_type) | trim in ('number', 'string') -%}
     case
+        {%- if _cdc_carries(schema_names, ['org.apache.kafka.connect.data.Decimal']) %}
         when {{ _cdc_is_connect_decimal(field) }} then try_cast({{ field }}.parameters['scale'] as int)
-        when {{ _cdc_is_variable_scale_decimal(variant_expr, field) }} then try_variant_get({{ variant_expr }}, '$.scale', 'int')
+        {%- endif %}
+        when {{ _cdc_is_variable_scale_decimal(variant_expr, field, schema_names) }} then try_variant_get({{ variant_expr }}, '$.scale', 'int')
         {%- if declared_scale is not none %}
         else {{ declared_scale }}
         {%- endif %}
@@ -213,11 +230,12 @@
 {%- endmacro %}
 
 
-{% macro cdc_value_time_text(variant_expr, field_schema_expr, data_type) -%}
+{% macro cdc_value_time_text(variant_expr, field_schema_expr, data_type, schema_names=none) -%}
     {%- set family = cdc_type_family(data_type) | trim -%}
-    {%- if family in ('timestamp', 'date', 'string') -%}
+    {%- set branches = _cdc_logical_time_text(variant_expr, field_schema_expr, family, schema_names) | trim -%}
+    {%- if family in ('timestamp', 'date', 'string') and branches -%}
     case
-        {{ _cdc_logical_time_text(variant_expr, field_schema_expr, family) | indent(4) }}
+        {{ branches | indent(4) }}
     end
     {%- else -%}
     cast(null as string)
@@ -230,8 +248,12 @@
 {%- endmacro %}
 
 
-{% macro _cdc_is_variable_scale_decimal(v, field) -%}
-    ({{ field }}.name = 'io.debezium.data.VariableScaleDecimal' or ({{ field }} is null and startswith({{ cdc_value_raw_text(v) }}, '{')))
+{% macro _cdc_is_variable_scale_decimal(v, field, schema_names=none) -%}
+    (
+        {%- if _cdc_carries(schema_names, ['io.debezium.data.VariableScaleDecimal']) -%}
+        {{ field }}.name = 'io.debezium.data.VariableScaleDecimal' or {% endif -%}
+        ({{ field }} is null and startswith({{ cdc_value_raw_text(v) }}, '{'))
+    )
 {%- endmacro %}
 
 
@@ -248,27 +270,27 @@
 {%- endmacro %}
 
 
-{% macro _cdc_logical_time_text(v, field, family) -%}
-    when {{ field }}.name in ('io.debezium.time.Date', 'org.apache.kafka.connect.data.Date')
-        then cast(date_from_unix_date(try_variant_get({{ v }}, '$', 'int')) as string)
-    {%- if family in ('timestamp', 'string') %}
-    when {{ field }}.name in ('io.debezium.time.Timestamp', 'org.apache.kafka.connect.data.Timestamp')
-        then {{ cdc_timestamp_text(cdc_timestamp_from_epoch("try_variant_get(" ~ v ~ ", '$', 'bigint')", 'millis')) }}
-    when {{ field }}.name = 'io.debezium.time.MicroTimestamp'
-        then {{ cdc_timestamp_text(cdc_timestamp_from_epoch("try_variant_get(" ~ v ~ ", '$', 'bigint')", 'micros')) }}
-    when {{ field }}.name = 'io.debezium.time.NanoTimestamp'
-        then {{ cdc_timestamp_text(cdc_timestamp_from_epoch("try_variant_get(" ~ v ~ ", '$', 'bigint')", 'nanos')) }}
-    when {{ field }}.name = 'io.debezium.time.ZonedTimestamp'
-        then {{ cdc_timestamp_text("try_cast(try_variant_get(" ~ v ~ ", '$', 'string') as timestamp)") }}
-    {%- endif %}
-    {%- if family == 'string' %}
-    when {{ field }}.name in ('io.debezium.time.Time', 'org.apache.kafka.connect.data.Time')
-        then {{ cdc_time_of_day_text("try_multiply(try_variant_get(" ~ v ~ ", '$', 'bigint'), 1000)") }}
-    when {{ field }}.name = 'io.debezium.time.MicroTime'
-        then {{ cdc_time_of_day_text("try_variant_get(" ~ v ~ ", '$', 'bigint')") }}
-    when {{ field }}.name = 'io.debezium.time.NanoTime'
-        then {{ cdc_time_of_day_text("div(try_variant_get(" ~ v ~ ", '$', 'bigint'), 1000)") }}
-    {%- endif %}
+{% macro _cdc_logical_time_text(v, field, family, schema_names=none) -%}
+    {#- The WHEN branches of cdc_value_time_text for a column of type `family`: none may remain when schema_names rules them all out. -#}
+    {%- set epoch = "try_variant_get(" ~ v ~ ", '$', 'bigint')" -%}
+    {%- set decoders = [
+        (['io.debezium.time.Date', 'org.apache.kafka.connect.data.Date'], ('timestamp', 'date', 'string'),
+            "cast(date_from_unix_date(try_variant_get(" ~ v ~ ", '$', 'int')) as string)"),
+        (['io.debezium.time.Timestamp', 'org.apache.kafka.connect.data.Timestamp'], ('timestamp', 'string'),
+            cdc_timestamp_text(cdc_timestamp_from_epoch(epoch, 'millis'))),
+        (['io.debezium.time.MicroTimestamp'], ('timestamp', 'string'), cdc_timestamp_text(cdc_timestamp_from_epoch(epoch, 'micros'))),
+        (['io.debezium.time.NanoTimestamp'], ('timestamp', 'string'), cdc_timestamp_text(cdc_timestamp_from_epoch(epoch, 'nanos'))),
+        (['io.debezium.time.ZonedTimestamp'], ('timestamp', 'string'),
+            cdc_timestamp_text("try_cast(try_variant_get(" ~ v ~ ", '$', 'string') as timestamp)")),
+        (['io.debezium.time.Time', 'org.apache.kafka.connect.data.Time'], ('string',),
+            cdc_time_of_day_text("try_multiply(" ~ epoch ~ ", 1000)")),
+        (['io.debezium.time.MicroTime'], ('string',), cdc_time_of_day_text(epoch)),
+        (['io.debezium.time.NanoTime'], ('string',), cdc_time_of_day_text("div(" ~ epoch ~ ", 1000)")),
+    ] -%}
+    {%- for names, families, decoded in decoders if family in families and _cdc_carries(schema_names, names) %}
+    when {{ field }}.name {{ "= '" ~ names[0] ~ "'" if names | length == 1 else "in ('" ~ names | join("', '") ~ "')" }}
+        then {{ decoded }}
+    {%- endfor %}
 {%- endmacro %}
 
 

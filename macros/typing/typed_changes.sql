@@ -19,14 +19,22 @@
     nothing. To select rows by rejection_reason, use cdc_keep_rows_where, not WHERE.
 -#}
 
-{% macro cdc_typed_changes(target_table, loaded_after=none, claimants=none, staging_models=none) %}
+{% macro cdc_typed_changes(target_table, loaded_after=none, claimants=none, staging_models=none, schema_names=none) %}
     {#-
         target_table: a registry entry (cdc_target_table). loaded_after: a timestamp literal;
         only changes staged after it are read (none: every staged change). claimants: the
         registry entries of the same source table name (for the quarantine): when given, the
         changes of that name that none of them claims come too, rejected as unknown_table.
-        staging_models: the staging models to read (see cdc_staged_changes_of).
+        staging_models: the staging models to read (see cdc_staged_changes_of). schema_names:
+        {column name: [field schema names]} that the changes to type carry (from
+        cdc_schema_names_probe); only the decodings of those names are written (none: every
+        decoding, for changes nobody probed).
     -#}
+    {%- if schema_names is not none and schema_names is not mapping -%}
+        {{ exceptions.raise_compiler_error(
+            "cdc_typed_changes: schema_names must be a mapping of column name to field schema names, or none; got " ~ schema_names
+        ) }}
+    {%- endif -%}
     {%- if target_table is not mapping or 'key_columns' not in target_table or 'columns' not in target_table -%}
         {{ exceptions.raise_compiler_error(
             "cdc_typed_changes: target_table must be a registry entry from cdc_target_table(), got " ~ target_table
@@ -64,10 +72,11 @@
             {%- for slot in slots %}
             {%- set value = 'staged_changes.' ~ slot.image ~ '[' ~ cdc_sql_string(slot.column.name) ~ ']' %}
             {%- set field_schema = 'staged_changes.field_schemas[' ~ cdc_sql_string(slot.column.name) ~ ']' %}
-            {{ cdc_value_text(value, field_schema, slot.column.data_type) }} as {{ slot.name }}_raw_text,
-            {{ cdc_value_decimal_bytes(value, field_schema, slot.column.data_type, slot.column.encoding) }} as {{ slot.name }}_decimal_bytes,
-            {{ cdc_value_decimal_scale(value, field_schema, slot.column.data_type) }} as {{ slot.name }}_decimal_scale,
-            {{ cdc_value_time_text(value, field_schema, slot.column.data_type) }} as {{ slot.name }}_time_text,
+            {%- set names = schema_names.get(slot.column.name, []) if schema_names is not none else none %}
+            {{ cdc_value_text(value, field_schema, slot.column.data_type, names) }} as {{ slot.name }}_raw_text,
+            {{ cdc_value_decimal_bytes(value, field_schema, slot.column.data_type, slot.column.encoding, names) }} as {{ slot.name }}_decimal_bytes,
+            {{ cdc_value_decimal_scale(value, field_schema, slot.column.data_type, names) }} as {{ slot.name }}_decimal_scale,
+            {{ cdc_value_time_text(value, field_schema, slot.column.data_type, names) }} as {{ slot.name }}_time_text,
             {%- endfor %}
             named_struct(
                 'sequence', staged_changes.change_sequence,
@@ -317,40 +326,138 @@
 {% endmacro %}
 
 
-{% macro cdc_partitions_with_new_changes(loaded_after=none) %}
+{% macro cdc_tables_with_new_changes(loaded_after=none) %}
     {#-
-        Which staging partitions (lower-cased source table names; '' for none) hold changes
-        staged after `loaded_after` (a timestamp literal; none: any change), and in which
-        staging models of var cdc_staging_models: {partition: [staging model, ...]}, from one
-        query, so that a run types only the tables, and reads only the staging models, that
-        have something new. none when not executing, in a unit test, or before the staging
-        models are built (dbt compile on a new warehouse): then every table is to be read, in
-        every staging model.
+        The registry entries (cdc_target_tables) that have changes staged after `loaded_after`
+        (a timestamp literal; none: any change), each as {target_table, claimants,
+        staging_models, schema_names}, ready for cdc_typed_changes: one query over the staging
+        models tells which source tables (database, schema, table) hold new changes, in which
+        staging models, with which field schema names (cdc_schema_names_seen). A table is
+        listed when a new change is its own; the first registry entry of a source table name
+        also gets the changes of that name that no entry claims (claimants: the entries of
+        that name, to log them as unknown_table; none for the others). So a run types only
+        the tables that have something new, reads only the staging models that hold it, and
+        writes only the decodings its values need. When no probe can run (not executing, a
+        unit test, staging not built yet): every entry, every staging model, every decoding.
     -#}
-    {%- if not cdc_staging_is_built() -%}
-        {{ return(none) }}
-    {%- endif -%}
-    {%- set probe -%}
-        {%- for model_name in var('cdc_staging_models') %}
-        select distinct
-            coalesce(staged_records.source_table_partition, '') as source_table_partition,
-            '{{ model_name }}' as staging_model
-        from {{ ref(model_name) }} as staged_records
-        where
-            staged_records.record_outcome = 'change'
-            {%- if loaded_after %}
-            and staged_records.loaded_at > {{ loaded_after }}
+    {%- set target_tables = cdc_target_tables() -%}
+    {%- set listed = [] -%}
+    {#- the source tables with new changes, per staging model (none: no probe can run; an if
+        and no early return, which sqlfluff's templater would let escape to the caller) -#}
+    {%- set sources = none -%}
+    {%- if execute and model.resource_type != 'unit_test' and cdc_staging_is_built() -%}
+        {%- set sources = [] -%}
+        {%- set probe -%}
+            {%- for model_name in var('cdc_staging_models') %}
+            select
+                coalesce(staged_records.source_table_partition, '') as source_table_partition,
+                '{{ model_name }}' as staging_model,
+                lower(staged_records.source_database) as source_database,
+                lower(staged_records.source_schema) as source_schema,
+                lower(staged_records.source_table) as source_table,
+                {{ cdc_schema_names_seen('staged_records') | indent(12) }} as schema_names
+            from {{ ref(model_name) }} as staged_records
+            where
+                staged_records.record_outcome = 'change'
+                {%- if loaded_after %}
+                and staged_records.loaded_at > {{ loaded_after }}
+                {%- endif %}
+            group by
+                coalesce(staged_records.source_table_partition, ''),
+                lower(staged_records.source_database),
+                lower(staged_records.source_schema),
+                lower(staged_records.source_table)
+            {%- if not loop.last %}
+            union all
             {%- endif %}
-        {%- if not loop.last %}
-        union all
-        {%- endif %}
-        {%- endfor %}
-    {%- endset -%}
-    {%- set partitions = {} -%}
-    {%- for row in run_query(probe).rows -%}
-        {%- do partitions.setdefault(row[0], []).append(row[1]) -%}
+            {%- endfor %}
+        {%- endset -%}
+        {%- for row in run_query(probe).rows -%}
+            {%- do sources.append({
+                'partition': row[0], 'staging_model': row[1], 'source_database': row[2],
+                'source_schema': row[3], 'source_table': row[4], 'schema_names': row[5],
+            }) -%}
+        {%- endfor -%}
+    {%- endif -%}
+    {%- for target_table in target_tables -%}
+        {%- set claimants = target_tables | selectattr('source_table', 'equalto', target_table.source_table) | list -%}
+        {%- set is_first_claimant = claimants[0].name == target_table.name -%}
+        {%- if sources is none -%}
+            {%- do listed.append({
+                'target_table': target_table, 'claimants': claimants if is_first_claimant else none,
+                'staging_models': none, 'schema_names': none,
+            }) -%}
+        {%- else -%}
+            {%- set staging_models = [] -%}
+            {%- set names_json = [] -%}
+            {%- set has_unclaimed = namespace(found=false) -%}
+            {%- for source in sources if source.partition == target_table.source_table -%}
+                {%- set claimed_by = [] -%}
+                {%- for claimant in claimants if _cdc_claims(claimant, source) | trim == 'true' -%}
+                    {%- do claimed_by.append(claimant.name) -%}
+                {%- endfor -%}
+                {%- if target_table.name in claimed_by or (is_first_claimant and not claimed_by) -%}
+                    {%- if source.staging_model not in staging_models -%}
+                        {%- do staging_models.append(source.staging_model) -%}
+                    {%- endif -%}
+                    {%- do names_json.append(source.schema_names) -%}
+                    {%- if not claimed_by -%}
+                        {%- set has_unclaimed.found = true -%}
+                    {%- endif -%}
+                {%- endif -%}
+            {%- endfor -%}
+            {%- if staging_models -%}
+                {%- do listed.append({
+                    'target_table': target_table,
+                    'claimants': claimants if has_unclaimed.found else none,
+                    'staging_models': staging_models,
+                    'schema_names': cdc_schema_names_from_json(names_json),
+                }) -%}
+            {%- endif -%}
+        {%- endif -%}
     {%- endfor -%}
-    {{ return(partitions) }}
+    {{ return(listed) }}
+{% endmacro %}
+
+
+{% macro _cdc_claims(target_table, source) -%}
+    {#- Renders true when the registry entry claims the source table {source_database, source_schema, source_table} (lower case): as cdc_source_matches, in Jinja. -#}
+    {%- if source.source_table == target_table.source_table
+        and (not target_table.source_database or source.source_database == target_table.source_database)
+        and (not target_table.source_schema or source.source_schema == target_table.source_schema) -%}
+        true
+    {%- endif -%}
+{%- endmacro %}
+
+
+{% macro cdc_schema_names_seen(relation_alias) -%}
+    {#-
+        Aggregate over staged changes (`relation_alias`): which field schema names (logical
+        types such as io.debezium.time.Date) each column's values carry, as JSON text
+        [[column, name], ...]. The typing writes the decodings of those names only
+        (cdc_typed_changes' schema_names): each one costs generated code, compiled every run.
+    -#}
+    to_json(array_distinct(flatten(collect_set(
+        transform(
+            map_entries(map_filter({{ relation_alias }}.field_schemas, (column_name, field_schema) -> field_schema.name is not null)),
+            schema_entry -> array(schema_entry.key, schema_entry.value.name)
+        )
+    ))))
+{%- endmacro %}
+
+
+{% macro cdc_schema_names_from_json(texts) %}
+    {#- {column name: [field schema names]} from texts of cdc_schema_names_seen (nulls ignored). -#}
+    {%- set names = {} -%}
+    {%- for text in texts if text -%}
+        {%- for column_name, name in fromjson(text) -%}
+            {%- set column_names = names.setdefault(column_name, []) -%}
+            {%- if name not in column_names -%}
+                {%- do column_names.append(name) -%}
+            {%- endif -%}
+        {%- endfor -%}
+    {%- endfor -%}
+    {{ return(names) }}
 {% endmacro %}
 
 

@@ -17,8 +17,9 @@
 
 {#- Changes staged after the last run's check (most runs log no rejection, so not the log's own newest row) -#}
 {%- set loaded_after = cdc_checked_through(this) if execute and is_incremental() else none -%}
-{#- Only the source tables with changes staged since the last run are typed again, from the staging models that hold them (one probe). -#}
-{%- set new_partitions = cdc_partitions_with_new_changes(loaded_after) -%}
+{#- Only the tables with changes staged since the last run are typed again, from the staging models that hold them,
+    with the decodings of the field schemas they carry (one probe). -#}
+{%- set checked_tables = cdc_tables_with_new_changes(loaded_after) -%}
 {%- set target_tables = cdc_target_tables() -%}
 {%- set registered_names = target_tables | map(attribute='source_table') | unique | list -%}
 {%- set unregistered_names -%}
@@ -28,25 +29,17 @@
 (source_table_partition is null{% if registered_names %} or source_table_partition not in ({{ unregistered_names }}){% endif %})
 {%- if loaded_after %} and loaded_at > {{ loaded_after }}{% endif -%}
 {%- endset -%}
-{%- set checked_tables = [] -%}
-{%- for target_table in target_tables if new_partitions is none or target_table.source_table in new_partitions -%}
-    {%- do checked_tables.append(target_table) -%}
-{%- endfor -%}
 
 with
 
-{% for target_table in checked_tables %}
-{%- set claimants = target_tables | selectattr('source_table', 'equalto', target_table.source_table) | list %}
+{% for checked in checked_tables %}
 rejected_changes_{{ loop.index }} as (
     select
-        {{ cdc_sql_string(target_table.name) }} as target_table,
+        {{ cdc_sql_string(checked.target_table.name) }} as target_table,
         typed_changes.*
     from (
         {{ cdc_typed_changes(
-            target_table,
-            loaded_after,
-            claimants if claimants[0].name == target_table.name else none,
-            new_partitions[target_table.source_table] if new_partitions is not none else none,
+            checked.target_table, loaded_after, checked.claimants, checked.staging_models, checked.schema_names,
         ) | indent(8) }}
     ) as typed_changes
     {{ cdc_keep_rows_where('typed_changes.rejection_reason is not null') }}

@@ -14,15 +14,12 @@
 -- depends_on: {{ ref(model_name) }}
 {%- endfor %}
 {#- Only the tables with staged changes, from the staging models that hold them. -#}
-{%- set staged_partitions = cdc_partitions_with_new_changes() %}
-{%- set target_tables = [] %}
-{%- for target_table in cdc_target_tables() if staged_partitions is none or target_table.source_table in staged_partitions %}
-{%- do target_tables.append(target_table) %}
-{%- endfor %}
+{%- set checked_tables = cdc_tables_with_new_changes() %}
 
 with
 
-{% for target_table in target_tables %}
+{% for checked in checked_tables %}
+{%- set target_table = checked.target_table %}
 changes_{{ loop.index }} as (
     select
         {{ cdc_sql_string(target_table.name) }} as target_table,
@@ -43,8 +40,7 @@ changes_{{ loop.index }} as (
         concat(typed_changes.landing_file, ':', cast(typed_changes.landing_position as string)) as landed_at_position
     from (
         {{ cdc_typed_changes(
-            target_table,
-            staging_models=staged_partitions[target_table.source_table] if staged_partitions is not none else none,
+            target_table, staging_models=checked.staging_models, schema_names=checked.schema_names,
         ) | indent(8) }}
     ) as typed_changes
     {# A change without a sequence (open-source Canal) is ordered by arrival alone, which never ties. #}
@@ -56,7 +52,7 @@ changes_{{ loop.index }} as (
 
 {% endfor %}
 applied_changes as (
-    {%- for target_table in target_tables %}
+    {%- for checked in checked_tables %}
     select * from changes_{{ loop.index }}
     union all
     {%- endfor %}
