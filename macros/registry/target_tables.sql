@@ -32,6 +32,19 @@
 {% endmacro %}
 
 
+{% macro cdc_check_registry() %}
+    {#-
+        on-run-start hook: validates every registry entry (cdc_target_tables) before any model
+        runs, so that a mistake in the marts' YAML (an unknown type, a key that is not a
+        column, an encoding that does not fit its type, two tables claiming one source table)
+        stops the run in its first seconds, naming the model, what was given and what was
+        expected, instead of when its table's turn comes. Renders no SQL.
+    -#}
+    {% do cdc_target_tables() %}
+    {{ return('') }}
+{% endmacro %}
+
+
 {% macro cdc_target_table(name) %}
     {#- The registered target table called `name` (a model name); fails when there is none. -#}
     {% for target_table in cdc_target_tables() if target_table.name == name %}
