@@ -27,7 +27,7 @@
         changes of that name that none of them claims come too, rejected as unknown_table.
         staging_models: the staging models to read (see cdc_staged_changes_of). schema_names:
         {column name: [field schema names]} that the changes to type carry (from
-        cdc_schema_names_probe); only the decodings of those names are written (none: every
+        cdc_schema_names_seen); only the decodings of those names are written (none: every
         decoding, for changes nobody probed).
     -#}
     {%- if schema_names is not none and schema_names is not mapping -%}
@@ -347,35 +347,50 @@
     {%- set sources = none -%}
     {%- if execute and model.resource_type != 'unit_test' and cdc_staging_is_built() -%}
         {%- set sources = [] -%}
+        {#- which entries claim each source table: the rule of the typing itself (cdc_source_matches) -#}
         {%- set probe -%}
-            {%- for model_name in var('cdc_staging_models') %}
             select
-                coalesce(staged_records.source_table_partition, '') as source_table_partition,
-                '{{ model_name }}' as staging_model,
-                lower(staged_records.source_database) as source_database,
-                lower(staged_records.source_schema) as source_schema,
-                lower(staged_records.source_table) as source_table,
-                {{ cdc_schema_names_seen('staged_records') | indent(12) }} as schema_names
-            from {{ ref(model_name) }} as staged_records
-            where
-                staged_records.record_outcome = 'change'
-                {%- if loaded_after %}
-                and staged_records.loaded_at > {{ loaded_after }}
+                new_sources.source_table_partition,
+                new_sources.staging_model,
+                new_sources.schema_names,
+                to_json(filter(
+                    array(
+                        {%- for target_table in target_tables %}
+                        if({{ cdc_source_matches(target_table, 'new_sources') }}, {{ cdc_sql_string(target_table.name) }}, null),
+                        {%- endfor %}
+                        cast(null as string)
+                    ),
+                    claimant -> claimant is not null
+                )) as claimed_by
+            from (
+                {%- for model_name in var('cdc_staging_models') %}
+                select
+                    coalesce(staged_records.source_table_partition, '') as source_table_partition,
+                    '{{ model_name }}' as staging_model,
+                    lower(staged_records.source_database) as source_database,
+                    lower(staged_records.source_schema) as source_schema,
+                    lower(staged_records.source_table) as source_table,
+                    {{ cdc_schema_names_seen('staged_records') | indent(16) }} as schema_names
+                from {{ ref(model_name) }} as staged_records
+                where
+                    staged_records.record_outcome = 'change'
+                    {%- if loaded_after %}
+                    and staged_records.loaded_at > {{ loaded_after }}
+                    {%- endif %}
+                group by
+                    coalesce(staged_records.source_table_partition, ''),
+                    lower(staged_records.source_database),
+                    lower(staged_records.source_schema),
+                    lower(staged_records.source_table)
+                {%- if not loop.last %}
+                union all
                 {%- endif %}
-            group by
-                coalesce(staged_records.source_table_partition, ''),
-                lower(staged_records.source_database),
-                lower(staged_records.source_schema),
-                lower(staged_records.source_table)
-            {%- if not loop.last %}
-            union all
-            {%- endif %}
-            {%- endfor %}
+                {%- endfor %}
+            ) as new_sources
         {%- endset -%}
         {%- for row in run_query(probe).rows -%}
             {%- do sources.append({
-                'partition': row[0], 'staging_model': row[1], 'source_database': row[2],
-                'source_schema': row[3], 'source_table': row[4], 'schema_names': row[5],
+                'partition': row[0], 'staging_model': row[1], 'schema_names': row[2], 'claimed_by': fromjson(row[3]),
             }) -%}
         {%- endfor -%}
     {%- endif -%}
@@ -392,10 +407,7 @@
             {%- set names_json = [] -%}
             {%- set has_unclaimed = namespace(found=false) -%}
             {%- for source in sources if source.partition == target_table.source_table -%}
-                {%- set claimed_by = [] -%}
-                {%- for claimant in claimants if _cdc_claims(claimant, source) | trim == 'true' -%}
-                    {%- do claimed_by.append(claimant.name) -%}
-                {%- endfor -%}
+                {%- set claimed_by = source.claimed_by -%}
                 {%- if target_table.name in claimed_by or (is_first_claimant and not claimed_by) -%}
                     {%- if source.staging_model not in staging_models -%}
                         {%- do staging_models.append(source.staging_model) -%}
@@ -418,16 +430,6 @@
     {%- endfor -%}
     {{ return(listed) }}
 {% endmacro %}
-
-
-{% macro _cdc_claims(target_table, source) -%}
-    {#- Renders true when the registry entry claims the source table {source_database, source_schema, source_table} (lower case): as cdc_source_matches, in Jinja. -#}
-    {%- if source.source_table == target_table.source_table
-        and (not target_table.source_database or source.source_database == target_table.source_database)
-        and (not target_table.source_schema or source.source_schema == target_table.source_schema) -%}
-        true
-    {%- endif -%}
-{%- endmacro %}
 
 
 {% macro cdc_schema_names_seen(relation_alias) -%}

@@ -236,3 +236,17 @@ def land_kafka_records(
 def sample_files(folder: str) -> list[Path]:
     """The bundled sample landing files of one landing folder (hidden files excluded)."""
     return sorted(path for path in (SAMPLE_LANDING / folder).iterdir() if not path.name.startswith("."))
+
+
+def copy_project(destination: Path) -> Path:
+    """A copy of the project's dbt files in `destination` (created), for a test that declares
+    more tables without touching the project: models, macros, seeds and the dbt tests, not the
+    e2e tests, the venv or build output."""
+    destination.mkdir(parents=True)
+    for name in ("dbt_project.yml", "models", "macros", "seeds", "tests"):
+        source = PROJECT_DIR / name
+        if source.is_dir():
+            shutil.copytree(source, destination / name, ignore=shutil.ignore_patterns("e2e", "__pycache__"))
+        else:
+            shutil.copyfile(source, destination / name)
+    return destination

@@ -5,13 +5,12 @@ tests. The table is declared in a copy of the project, so no fixture lives in mo
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 from pyspark.sql import SparkSession
 
-from conftest import PROJECT_DIR, Dbt, mysql_change, rows_as_text
+from conftest import Dbt, copy_project, mysql_change, rows_as_text
 
 SCHEMA = "it_odd_names"
 ODD_NAMES = ["order id", "unit-price", "it's", "back`tick", "semi;colon", "drop table x; --"]
@@ -47,14 +46,7 @@ def change(op: str, key: int, position: int, values: dict[str, object] | None) -
 @pytest.fixture(scope="module")
 def odd_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The project with one more current-state table, declared with odd names."""
-    project = tmp_path_factory.mktemp("odd_names") / "project"
-    project.mkdir()
-    for name in ("dbt_project.yml", "models", "macros", "seeds", "tests"):
-        source = PROJECT_DIR / name
-        if source.is_dir():
-            shutil.copytree(source, project / name, ignore=shutil.ignore_patterns("e2e", "__pycache__"))
-        else:
-            shutil.copyfile(source, project / name)
+    project = copy_project(tmp_path_factory.mktemp("odd_names") / "project")
     marts = project / "models" / "marts" / "odd"
     marts.mkdir(parents=True)
     (marts / "_odd__models.yml").write_text(json.dumps(MART_YAML))

@@ -4,13 +4,12 @@ was given and what was expected. Each mistake is declared in a copy of the proje
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conftest import PROJECT_DIR, Dbt
+from conftest import Dbt, copy_project
 
 SCHEMA = "it_yaml_mistakes"
 
@@ -53,14 +52,7 @@ MISTAKES = {
 
 @pytest.mark.parametrize("mistake", sorted(MISTAKES))
 def test_yaml_mistake_stops_the_run_before_any_model(dbt: Dbt, tmp_path: Path, mistake: str) -> None:
-    project = tmp_path / "project"
-    project.mkdir()
-    for name in ("dbt_project.yml", "models", "macros", "seeds", "tests"):
-        source = PROJECT_DIR / name
-        if source.is_dir():
-            shutil.copytree(source, project / name, ignore=shutil.ignore_patterns("e2e", "__pycache__"))
-        else:
-            shutil.copyfile(source, project / name)
+    project = copy_project(tmp_path / "project")
     marts = project / "models" / "marts" / "mistaken"
     marts.mkdir(parents=True)
     declaration, expected_phrases = MISTAKES[mistake]
