@@ -15,6 +15,8 @@ Landing layout (<flavour>/<landing shape>/):
     mrs_cdl/kafka_records/       empty (.gitkeep)
     canal_json/json_lines/       shop.products (MySQL through Alibaba DTS, Canal JSON)
     canal_json/kafka_records/    empty (.gitkeep)
+    shareplex_json/json_lines/   CL_BIZ1.MIO_LOG (Oracle through SharePlex and Alibaba DTS, Shareplex JSON)
+    shareplex_json/kafka_records/ empty (.gitkeep)
 
 Run with the project venv: .venv/bin/python sample_data/generate_landing.py
 """
@@ -1581,6 +1583,125 @@ def write_products(folder: Path) -> None:
     )
 
 
+MIO_LOG_TABLE = "CL_BIZ1.MIO_LOG"
+
+
+def mio_log_row(
+    log_id: int, record_id: int, policy: str, contract_type: str, contract: str, amount: str, moved_at: str
+) -> Json:
+    """A row of CL_BIZ1.MIO_LOG as Shareplex JSON writes it: every value a string or null."""
+    return {
+        "MIO_LOG_ID": str(log_id),
+        "PLNMIO_REC_ID": str(record_id),
+        "POL_CODE": policy,
+        "CNTR_TYPE": contract_type,
+        "CNTR_NO": contract,
+        "MIO_AMNT": amount,
+        "MIO_DATE": moved_at,
+        "CG_NO": None,
+    }
+
+
+def shareplex_message(
+    op: str,
+    scn: int,
+    trans: str,
+    seq: int,
+    size: int,
+    time: str,
+    data: Json | None,
+    key: Json | None = None,
+) -> Json:
+    """A DTS Shareplex JSON message of CL_BIZ1.MIO_LOG; (scn, trans, seq) orders the changes."""
+    message: Json = {
+        "meta": {
+            "time": time,
+            "userid": 84,
+            "op": op,
+            "scn": str(scn),
+            "rowid": f"AAATGpAAIAAItc{scn % 10000:04d}",
+            "trans": trans,
+            "seq": seq,
+            "size": size,
+            "table": MIO_LOG_TABLE,
+            "idx": f"{seq}/{size}",
+            "posttime": time,
+        },
+        "data": data,
+    }
+    if key is not None:
+        message["key"] = key
+    return message
+
+
+def write_mio_log(folder: Path) -> None:
+    scn = 14589063118700
+    gone = mio_log_row(32539736, 31557800, "P-1", "A", "1171201600", "80.00", "2024-05-06 08:00:00")
+    first = mio_log_row(32539737, 31557806, "P-1", "A", "1171201606syui26", "1200.00", "2024-05-06 09:30:00")
+    second = mio_log_row(32539738, 31557806, "P-1", "A", "1171201606syui26", "300.00", "2024-05-06 09:31:00")
+    third = mio_log_row(32539739, 31557807, "P-2", "A", "1171201607", "45.10", "2024-05-06 09:32:00")
+    fourth = mio_log_row(32539741, 31557808, "P-3", "C", "1171201608", "-19.99", "2024-05-07 10:00:00.5")
+    contract_fix = shareplex_message(
+        "upd", scn + 130, "7.2.411520", 1, 2, "2024-05-06T10:00:00",
+        {"CNTR_NO": "1171201606"}, {"MIO_LOG_ID": "32539737", "CNTR_NO": "1171201606syui26"},
+    )
+    write_json_lines(
+        folder / "mio_log-0001.jsonl",
+        [
+            shareplex_message("ins", scn, "7.0.411490", 1, 1, "2024-05-06T08:00:00", gone),
+            # the table is truncated: 32539736, older, is gone
+            shareplex_message("truncate", scn + 5, "7.1.411491", 1, 1, "2024-05-06T08:30:00", None),
+            shareplex_message("ins", scn + 12, "7.0.411499", 1, 3, "2024-05-06T09:35:00", first),
+            shareplex_message("ins", scn + 12, "7.0.411499", 2, 3, "2024-05-06T09:35:00", second),
+            shareplex_message("ins", scn + 12, "7.0.411499", 3, 3, "2024-05-06T09:35:00", third),
+            # updates carry only the columns they change; `key` is the row's key before it
+            contract_fix,
+            shareplex_message(
+                "upd", scn + 130, "7.2.411520", 2, 2, "2024-05-06T10:00:00",
+                {"MIO_AMNT": "250.00", "CG_NO": None}, {"MIO_LOG_ID": "32539738"},
+            ),
+            shareplex_message("drop column", scn + 201, "7.3.411530", 1, 1, "2024-05-06T10:05:00", None),
+            shareplex_message("del", scn + 250, "7.4.411540", 1, 1, "2024-05-06T10:10:00", third),
+        ],
+    )
+    write_json_lines(
+        folder / "mio_log-0002.jsonl",
+        [
+            # the key changes from 32539738 to 32539740: the whole row moves, CNTR_TYPE changes
+            shareplex_message(
+                "upd", scn + 290, "7.5.411550", 1, 1, "2024-05-06T10:20:00",
+                {"MIO_LOG_ID": "32539740", "CNTR_TYPE": "B"}, {"MIO_LOG_ID": "32539738"},
+            ),
+            # redelivered: changes nothing
+            contract_fix,
+            # late: older than the contract fix (scn 800 < 830), changes nothing
+            shareplex_message(
+                "upd", scn + 100, "7.6.411510", 1, 1, "2024-05-06T09:50:00",
+                {"CNTR_NO": "OLD-0001"}, {"MIO_LOG_ID": "32539737"},
+            ),
+            # one scn, two transactions: trans parts compare as numbers, 7.10 is after 7.9
+            shareplex_message(
+                "upd", scn + 300, "7.10.411561", 1, 1, "2024-05-06T10:30:00",
+                {"POL_CODE": "P-10"}, {"MIO_LOG_ID": "32539737"},
+            ),
+            shareplex_message(
+                "upd", scn + 300, "7.9.411560", 1, 1, "2024-05-06T10:30:00",
+                {"POL_CODE": "P-9"}, {"MIO_LOG_ID": "32539737"},
+            ),
+            # an update sent as UPDATE BEFORE (logged) and UPDATE AFTER (applied)
+            shareplex_message(
+                "UPDATE BEFORE", scn + 400, "7.11.411570", 1, 2, "2024-05-06T11:00:00",
+                {"MIO_LOG_ID": "32539740", "MIO_AMNT": "250.00"},
+            ),
+            shareplex_message(
+                "UPDATE AFTER", scn + 400, "7.11.411570", 2, 2, "2024-05-06T11:00:00",
+                {"MIO_AMNT": "275.50"}, {"MIO_LOG_ID": "32539740"},
+            ),
+            shareplex_message("INSERT", scn + 500, "7.12.411580", 1, 1, "2024-05-07T10:00:01Z", fourth),
+        ],
+    )
+
+
 def main() -> None:
     if LANDING.name != "landing" or LANDING.parent.name != "sample_data":
         raise RuntimeError(f"refusing to recreate {LANDING}")
@@ -1597,6 +1718,8 @@ def main() -> None:
     write_gitkeep(LANDING / "mrs_cdl" / "kafka_records")
     write_products(LANDING / "canal_json" / "json_lines")
     write_gitkeep(LANDING / "canal_json" / "kafka_records")
+    write_mio_log(LANDING / "shareplex_json" / "json_lines")
+    write_gitkeep(LANDING / "shareplex_json" / "kafka_records")
 
     for path in sorted(LANDING.rglob("*")):
         if path.is_file():

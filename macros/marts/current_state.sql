@@ -33,6 +33,7 @@
             'staging_models': none, 'schema_names': none,
         } -%}
     {%- endif -%}
+    {%- set moves_whole_rows = cdc_key_changes_move_whole_rows(plan.staging_models) | trim == 'true' %}
     {%- if not plan.has_new_changes %}
     -- {{ cdc_no_new_changes_marker() }}
     {%- endif %}
@@ -44,14 +45,29 @@
         from (
             {{ cdc_typed_changes(
                 target_table, plan.loaded_after, staging_models=plan.staging_models, schema_names=plan.schema_names,
+                moves_whole_rows=moves_whole_rows,
             ) | indent(12) }}
         ) as typed_changes
     ),
+    {%- if moves_whole_rows %}
+
+    -- a key change that leaves columns out moves the whole row (cdc_moved_rows_resolved)
+    resolved_changes as (
+        select moved_rows.*
+        from (
+            {{ cdc_moved_rows_resolved(
+                'new_changes', target_table, cdc_rows_relation(this) if plan.incremental else none,
+            ) | indent(12) }}
+        ) as moved_rows
+    ),
+    {%- endif %}
 
     final as (
         select folded_changes.*
         from (
-            {{ cdc_fold_row_states('new_changes', target_table, truncations=plan.has_truncations) | indent(12) }}
+            {{ cdc_fold_row_states(
+                'resolved_changes' if moves_whole_rows else 'new_changes', target_table, truncations=plan.has_truncations,
+            ) | indent(12) }}
         ) as folded_changes
     )
 
@@ -114,6 +130,21 @@
         'schema_names': cdc_schema_names_from_json(names_json),
     }) }}
 {% endmacro %}
+
+
+{% macro cdc_key_changes_move_whole_rows(staging_models) -%}
+    {#-
+        Renders true when changes from one of `staging_models` (none: any staging model) may
+        change a key with an image that leaves columns out (var cdc_partial_image_staging_models):
+        then the new key gets the whole old row (cdc_moved_rows_resolved), at the cost of
+        reading the table's new changes once more.
+    -#}
+    {%- if staging_models is none or (staging_models | select('in', var('cdc_partial_image_staging_models', [])) | list) -%}
+        true
+    {%- else -%}
+        false
+    {%- endif -%}
+{%- endmacro %}
 
 
 {% macro cdc_state_is_incremental() %}

@@ -14,12 +14,14 @@
       _cdc_last_change       struct<version, operation, commit_timestamp>
       _cdc_loaded_at         when the change was staged
       _cdc_truncated_before  for a truncation: its version (every key column is then null)
+      _cdc_moved_from        (moves_whole_rows only) for a move_row: the old key, struct of the
+                             key columns
     and, for the quarantine, rejection_reason / rejection_detail and the change's lineage. A
     rejected change keeps only those: no key, no value, no version, so that folding it changes
     nothing. To select rows by rejection_reason, use cdc_keep_rows_where, not WHERE.
 -#}
 
-{% macro cdc_typed_changes(target_table, loaded_after=none, claimants=none, staging_models=none, schema_names=none) %}
+{% macro cdc_typed_changes(target_table, loaded_after=none, claimants=none, staging_models=none, schema_names=none, moves_whole_rows=false) %}
     {#-
         target_table: a registry entry (cdc_target_table). loaded_after: a timestamp literal;
         only changes staged after it are read (none: every staged change). claimants: the
@@ -28,7 +30,9 @@
         staging_models: the staging models to read (see cdc_staged_changes_of). schema_names:
         {column name: [field schema names]} that the changes to type carry (from
         cdc_schema_names_seen); only the decodings of those names are written (none: every
-        decoding, for changes nobody probed).
+        decoding, for changes nobody probed). moves_whole_rows: a key change whose image
+        leaves columns out becomes a move_row (see cdc_moved_rows_resolved), with the old key in
+        _cdc_moved_from; false: an update of the new key with what it carries.
     -#}
     {%- if schema_names is not none and schema_names is not mapping -%}
         {{ exceptions.raise_compiler_error(
@@ -245,6 +249,9 @@
                 when validated_changes.operation in ('insert', 'snapshot') then 'replace_row'
                 when {% for column in columns %}validated_changes._after_has_{{ loop.index }}{{ ' and ' if not loop.last }}{% endfor %}
                     then 'replace_row'
+                {%- if moves_whole_rows %}
+                when validated_changes.rejection_reason is null and validated_changes.is_key_change then 'move_row'
+                {%- endif %}
                 else 'update_columns'
             end as change_kind
         from validated_changes
@@ -270,7 +277,7 @@
             end as {{ cdc_quote(column.name) }},
             {%- else %}
             if(
-                change_rows.change_kind in ('replace_row', 'update_columns') and change_rows.rejection_reason is null,
+                change_rows.change_kind in ('replace_row', 'update_columns', 'move_row') and change_rows.rejection_reason is null,
                 change_rows._after_value_{{ loop.index }},
                 null
             ) as {{ cdc_quote(column.name) }},
@@ -282,7 +289,7 @@
                 null
             ) as _cdc_reset,
             if(
-                change_rows.change_kind = 'update_columns' and change_rows.rejection_reason is null,
+                change_rows.change_kind in ('update_columns', 'move_row') and change_rows.rejection_reason is null,
                 {{ _cdc_column_versions_struct(columns, key_names, 'change_rows', 'if(change_rows._after_has_{index}, change_rows.change_version, null)') }},
                 null
             ) as _cdc_column_versions,
@@ -297,6 +304,17 @@
             ) as _cdc_last_change,
             change_rows.loaded_at as _cdc_loaded_at,
             if(change_rows.change_kind = 'truncate_table', change_rows.change_version, null) as _cdc_truncated_before,
+            {%- if moves_whole_rows %}
+            if(
+                change_rows.change_kind = 'move_row',
+                named_struct(
+                    {%- for column in key_columns %}
+                    {{ cdc_sql_string(column.name) }}, change_rows._before_key_value_{{ loop.index }}{{ ',' if not loop.last }}
+                    {%- endfor %}
+                ),
+                null
+            ) as _cdc_moved_from,
+            {%- endif %}
             change_rows.change_kind,
             change_rows.rejection_reason,
             change_rows.rejection_detail,

@@ -197,6 +197,55 @@ def test_dts_canal_products_by_operation_id(spark: SparkSession, sample_build: s
     ]
 
 
+def test_dts_shareplex_partial_updates_key_change_and_truncate(spark: SparkSession, sample_build: str) -> None:
+    """Updates carry only the columns they change; a key change (32539738 -> 32539740) moves
+    the whole row; the truncate removes the older 32539736; a delete, a redelivered and a late
+    message; (scn, trans, seq) orders, trans parts as numbers (7.10 after 7.9); UPDATE BEFORE is
+    logged and UPDATE AFTER applied."""
+    columns = ["MIO_LOG_ID", "PLNMIO_REC_ID", "POL_CODE", "CNTR_TYPE", "CNTR_NO", "MIO_AMNT", "MIO_DATE", "CG_NO", *CDC]
+    assert table_rows(spark, sample_build, "billing__mio_log", columns, ["MIO_LOG_ID"]) == [
+        (
+            "32539737",
+            "31557806",
+            "P-10",
+            "A",
+            "1171201606",
+            "1200.00",
+            "2024-05-06 09:30:00",
+            None,
+            "update",
+            "[14589063119000, 7, 10, 411561, 1]",
+            "2024-05-06 10:30:00",
+        ),
+        (
+            "32539740",
+            "31557806",
+            "P-1",
+            "B",
+            "1171201606syui26",
+            "275.50",
+            "2024-05-06 09:31:00",
+            None,
+            "update",
+            "[14589063119100, 7, 11, 411570, 2]",
+            "2024-05-06 11:00:00",
+        ),
+        (
+            "32539741",
+            "31557808",
+            "P-3",
+            "C",
+            "1171201608",
+            "-19.99",
+            "2024-05-07 10:00:00.5",
+            None,
+            "insert",
+            "[14589063119200, 7, 12, 411580, 1]",
+            "2024-05-07 10:00:01",
+        ),
+    ]
+
+
 def test_quarantine_says_why(spark: SparkSession, sample_build: str) -> None:
     assert rows_as_text(
         spark,
@@ -219,9 +268,11 @@ def test_control_records_are_logged_not_applied(spark: SparkSession, sample_buil
     ) == [
         ("heartbeat", "mrs_cdl", "1"),
         ("schema_change", "canal_json", "1"),
+        ("schema_change", "shareplex_json", "1"),
         ("tombstone", "arcion_kafka", "2"),
         ("tombstone", "debezium", "1"),
         ("transaction_boundary", "debezium", "2"),
+        ("update_before_image", "shareplex_json", "1"),
     ]
 
 
@@ -232,7 +283,7 @@ def test_every_raw_record_is_accounted_for(spark: SparkSession, sample_build: st
         + " union all ".join(
             f"select flavour, record_outcome, raw_record_id"
             f" from {sample_build}_staging.stg_{flavour}__records"
-            for flavour in ("debezium", "arcion_kafka", "mrs_cdl", "canal_json")
+            for flavour in ("debezium", "arcion_kafka", "mrs_cdl", "canal_json", "shareplex_json")
         )
         + ") group by flavour, record_outcome order by flavour, record_outcome",
     )
@@ -246,5 +297,7 @@ def test_every_raw_record_is_accounted_for(spark: SparkSession, sample_build: st
         ("debezium", "quarantined", "2"),
         ("mrs_cdl", "change", "7"),
         ("mrs_cdl", "control", "1"),
+        ("shareplex_json", "change", "15"),
+        ("shareplex_json", "control", "2"),
     ]
-    assert sum(int(count or 0) for *_, count in outcomes) == 56, "56 raw records landed"
+    assert sum(int(count or 0) for *_, count in outcomes) == 73, "73 raw records landed"
