@@ -1642,8 +1642,14 @@ def write_mio_log(folder: Path) -> None:
     third = mio_log_row(32539739, 31557807, "P-2", "A", "1171201607", "45.10", "2024-05-06 09:32:00")
     fourth = mio_log_row(32539741, 31557808, "P-3", "C", "1171201608", "-19.99", "2024-05-07 10:00:00.5")
     contract_fix = shareplex_message(
-        "upd", scn + 130, "7.2.411520", 1, 2, "2024-05-06T10:00:00",
-        {"CNTR_NO": "1171201606"}, {"MIO_LOG_ID": "32539737", "CNTR_NO": "1171201606syui26"},
+        "upd",
+        scn + 130,
+        "7.2.411520",
+        1,
+        2,
+        "2024-05-06T10:00:00",
+        {"CNTR_NO": "1171201606"},
+        {"MIO_LOG_ID": "32539737", "CNTR_NO": "1171201606syui26"},
     )
     write_json_lines(
         folder / "mio_log-0001.jsonl",
@@ -1657,8 +1663,14 @@ def write_mio_log(folder: Path) -> None:
             # updates carry only the columns they change; `key` is the row's key before it
             contract_fix,
             shareplex_message(
-                "upd", scn + 130, "7.2.411520", 2, 2, "2024-05-06T10:00:00",
-                {"MIO_AMNT": "250.00", "CG_NO": None}, {"MIO_LOG_ID": "32539738"},
+                "upd",
+                scn + 130,
+                "7.2.411520",
+                2,
+                2,
+                "2024-05-06T10:00:00",
+                {"MIO_AMNT": "250.00", "CG_NO": None},
+                {"MIO_LOG_ID": "32539738"},
             ),
             shareplex_message("drop column", scn + 201, "7.3.411530", 1, 1, "2024-05-06T10:05:00", None),
             shareplex_message("del", scn + 250, "7.4.411540", 1, 1, "2024-05-06T10:10:00", third),
@@ -1669,33 +1681,68 @@ def write_mio_log(folder: Path) -> None:
         [
             # the key changes from 32539738 to 32539740: the whole row moves, CNTR_TYPE changes
             shareplex_message(
-                "upd", scn + 290, "7.5.411550", 1, 1, "2024-05-06T10:20:00",
-                {"MIO_LOG_ID": "32539740", "CNTR_TYPE": "B"}, {"MIO_LOG_ID": "32539738"},
+                "upd",
+                scn + 290,
+                "7.5.411550",
+                1,
+                1,
+                "2024-05-06T10:20:00",
+                {"MIO_LOG_ID": "32539740", "CNTR_TYPE": "B"},
+                {"MIO_LOG_ID": "32539738"},
             ),
             # redelivered: changes nothing
             contract_fix,
             # late: older than the contract fix (scn 800 < 830), changes nothing
             shareplex_message(
-                "upd", scn + 100, "7.6.411510", 1, 1, "2024-05-06T09:50:00",
-                {"CNTR_NO": "OLD-0001"}, {"MIO_LOG_ID": "32539737"},
+                "upd",
+                scn + 100,
+                "7.6.411510",
+                1,
+                1,
+                "2024-05-06T09:50:00",
+                {"CNTR_NO": "OLD-0001"},
+                {"MIO_LOG_ID": "32539737"},
             ),
             # one scn, two transactions: trans parts compare as numbers, 7.10 is after 7.9
             shareplex_message(
-                "upd", scn + 300, "7.10.411561", 1, 1, "2024-05-06T10:30:00",
-                {"POL_CODE": "P-10"}, {"MIO_LOG_ID": "32539737"},
+                "upd",
+                scn + 300,
+                "7.10.411561",
+                1,
+                1,
+                "2024-05-06T10:30:00",
+                {"POL_CODE": "P-10"},
+                {"MIO_LOG_ID": "32539737"},
             ),
             shareplex_message(
-                "upd", scn + 300, "7.9.411560", 1, 1, "2024-05-06T10:30:00",
-                {"POL_CODE": "P-9"}, {"MIO_LOG_ID": "32539737"},
+                "upd",
+                scn + 300,
+                "7.9.411560",
+                1,
+                1,
+                "2024-05-06T10:30:00",
+                {"POL_CODE": "P-9"},
+                {"MIO_LOG_ID": "32539737"},
             ),
             # an update sent as UPDATE BEFORE (logged) and UPDATE AFTER (applied)
             shareplex_message(
-                "UPDATE BEFORE", scn + 400, "7.11.411570", 1, 2, "2024-05-06T11:00:00",
+                "UPDATE BEFORE",
+                scn + 400,
+                "7.11.411570",
+                1,
+                2,
+                "2024-05-06T11:00:00",
                 {"MIO_LOG_ID": "32539740", "MIO_AMNT": "250.00"},
             ),
             shareplex_message(
-                "UPDATE AFTER", scn + 400, "7.11.411570", 2, 2, "2024-05-06T11:00:00",
-                {"MIO_AMNT": "275.50"}, {"MIO_LOG_ID": "32539740"},
+                "UPDATE AFTER",
+                scn + 400,
+                "7.11.411570",
+                2,
+                2,
+                "2024-05-06T11:00:00",
+                {"MIO_AMNT": "275.50"},
+                {"MIO_LOG_ID": "32539740"},
             ),
             shareplex_message("INSERT", scn + 500, "7.12.411580", 1, 1, "2024-05-07T10:00:01Z", fourth),
         ],

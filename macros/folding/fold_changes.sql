@@ -237,8 +237,9 @@
     {%- for column in target_table.columns if column.name not in key_names -%}
         {%- do value_names.append(column.name) -%}
     {%- endfor -%}
-    {%- set state_names = cdc_row_state_columns(target_table) | reject('equalto', '_cdc_is_deleted') | list -%}
+    {#- the row-state columns but _cdc_is_deleted (cdc_row_state_columns, whose return sqlfluff's templater would let escape from here) -#}
     {%- set declared_names = target_table.columns | map(attribute='name') | list -%}
+    {%- set state_names = declared_names + ['_cdc_reset', '_cdc_column_versions', '_cdc_last_change', '_cdc_loaded_at', '_cdc_truncated_before'] -%}
     with
     {%- if stored_rows_relation is not none %}
 

@@ -15,7 +15,9 @@ import os
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -28,9 +30,10 @@ SCHEMA = "it_fuzz"
 SEED = int(os.environ.get("CDC_FUZZ_SEED", "20261123"))
 LONG_MAX = 2**63 - 1
 # Records whose answer is known have keys in this range; records with a random change have
-# keys of five digits, which no one-character change turns into a key of this range.
-KNOWN_KEYS = range(100, 1000)
-RANDOM_KEYS_FROM = 10_000
+# keys of six digits from 110,000, which no one-character change turns into a key of this
+# range (a leading 1 replaced by a blank leaves 10,100 or more).
+KNOWN_KEYS = range(100, 10_000)
+RANDOM_KEYS_FROM = 110_000
 
 
 @dataclass(frozen=True)
@@ -127,6 +130,24 @@ def canal(key: int, value: str | None, position: int, ts_ms: int) -> dict[str, o
     }
 
 
+def shareplex(key: int, value: str | None, position: int, ts_ms: int) -> dict[str, object]:
+    try:
+        time = datetime.fromtimestamp(ts_ms / 1000, UTC).strftime("%Y-%m-%dT%H:%M:%S")
+    except (OverflowError, ValueError, OSError):
+        time = f"{ts_ms}-01-01T00:00:00"  # beyond any calendar: no commit time
+    return {
+        "meta": {
+            "time": time,
+            "op": "ins",
+            "scn": str(position),
+            "trans": "7.0.1",
+            "seq": 1,
+            "table": "CL_BIZ1.MIO_LOG",
+        },
+        "data": {"MIO_LOG_ID": str(key), "CNTR_NO": value},
+    }
+
+
 FLAVOURS = [
     Flavour("debezium", "test__test", "id", "value", debezium),
     Flavour("arcion_kafka", "tpch__region", "r_regionkey", "r_name", arcion),
@@ -140,6 +161,16 @@ FLAVOURS = [
         canal,
         "data",
         '"data":[{"',
+        without_image=("quarantined", "missing_row_image"),
+    ),
+    Flavour(
+        "shareplex_json",
+        "billing__mio_log",
+        "MIO_LOG_ID",
+        "CNTR_NO",
+        shareplex,
+        "data",
+        '"data":{"',
         without_image=("quarantined", "missing_row_image"),
     ),
 ]
@@ -232,6 +263,8 @@ def bad_kinds(flavour: Flavour, shape: str) -> dict[str, Callable[[int, int], Re
     }
     if flavour.folder == "canal_json":
         kinds |= canal_bad_kinds(flavour, text, kafka_key)
+    if flavour.folder == "shareplex_json":
+        kinds |= shareplex_bad_kinds(flavour, kafka_key)
     return kinds
 
 
@@ -262,6 +295,30 @@ def canal_bad_kinds(
         ),
         "no_key_column": quarantined("missing_key", lambda m: m.update(data=[{"value": "x"}])),
         "no_rows": quarantined("missing_row_image", lambda m: m.update(data=[])),
+    }
+
+
+def shareplex_bad_kinds(
+    flavour: Flavour, kafka_key: Callable[[int], bytes]
+) -> dict[str, Callable[[int, int], Record]]:
+    """The bad records only a Shareplex message can be."""
+
+    def quarantined(reason: str, change: Callable[[dict[str, Any]], None]) -> Callable[[int, int], Record]:
+        def record(key: int, position: int) -> Record:
+            message = flavour.message(key, f"v{key}", position, 1_700_000_000_000)
+            change(message)
+            return Record(kafka_key(key), json.dumps(message).encode(), ("quarantined", reason), key)
+
+        return record
+
+    return {
+        "data_not_an_object": quarantined("invalid_json", lambda m: m.update(data=[m["data"]])),
+        "no_op": quarantined("unrecognized_message", lambda m: m["meta"].pop("op")),
+        "unknown_op": quarantined("unknown_operation", lambda m: m["meta"].update(op="merge")),
+        "trans_of_two_parts": quarantined("invalid_change_sequence", lambda m: m["meta"].update(trans="7.0")),
+        "scn_not_a_number": quarantined("invalid_change_sequence", lambda m: m["meta"].update(scn="0x1F")),
+        "no_table": quarantined("missing_source_table", lambda m: m["meta"].pop("table")),
+        "no_key_column": quarantined("missing_key", lambda m: m.update(data={"CNTR_NO": "x"})),
     }
 
 
@@ -357,6 +414,7 @@ def fuzz_build(dbt: Dbt, tmp_path_factory: pytest.TempPathFactory) -> tuple[str,
         "+test__test",
         "+tpch__region",
         "+cdl__ct_pg2hudi",
+        "+billing__mio_log",
         "+int_quarantined_records_logged",
     ]
     land_run(landing_root, rng, 0, landed, late=False)

@@ -35,7 +35,8 @@ MODELS = [
 ]
 COMPARED = {
     "staging": [
-        f"stg_{flavour}__records" for flavour in ("debezium", "arcion_kafka", "mrs_cdl", "canal_json")
+        f"stg_{flavour}__records"
+        for flavour in ("debezium", "arcion_kafka", "mrs_cdl", "canal_json", "shareplex_json")
     ],
     "intermediate": ["int_quarantined_records_logged", "int_control_records_logged"],
     "marts": [
@@ -45,6 +46,7 @@ COMPARED = {
         "tpch__region",
         "cdl__ct_pg2hudi",
         "shop__products",
+        "billing__mio_log",
     ],
 }
 

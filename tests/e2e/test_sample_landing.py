@@ -197,12 +197,24 @@ def test_dts_canal_products_by_operation_id(spark: SparkSession, sample_build: s
     ]
 
 
-def test_dts_shareplex_partial_updates_key_change_and_truncate(spark: SparkSession, sample_build: str) -> None:
+def test_dts_shareplex_partial_updates_key_change_and_truncate(
+    spark: SparkSession, sample_build: str
+) -> None:
     """Updates carry only the columns they change; a key change (32539738 -> 32539740) moves
     the whole row; the truncate removes the older 32539736; a delete, a redelivered and a late
     message; (scn, trans, seq) orders, trans parts as numbers (7.10 after 7.9); UPDATE BEFORE is
     logged and UPDATE AFTER applied."""
-    columns = ["MIO_LOG_ID", "PLNMIO_REC_ID", "POL_CODE", "CNTR_TYPE", "CNTR_NO", "MIO_AMNT", "MIO_DATE", "CG_NO", *CDC]
+    columns = [
+        "MIO_LOG_ID",
+        "PLNMIO_REC_ID",
+        "POL_CODE",
+        "CNTR_TYPE",
+        "CNTR_NO",
+        "MIO_AMNT",
+        "MIO_DATE",
+        "CG_NO",
+        *CDC,
+    ]
     assert table_rows(spark, sample_build, "billing__mio_log", columns, ["MIO_LOG_ID"]) == [
         (
             "32539737",
