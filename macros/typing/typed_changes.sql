@@ -221,8 +221,12 @@
                 when {{ _cdc_any_uncastable(columns, key_columns, 'typed_changes') }}
                     then concat_ws(
                         ', ',
-                        {%- for name in columns | map(attribute='name') | sort %}
-                        if({{ _cdc_uncastable(columns, key_columns, name, 'typed_changes') }}, {{ cdc_sql_string(name) }}, null){{ ',' if not loop.last }}
+                        {%- for column in columns | sort(attribute='name') %}
+                        if(
+                            {{ _cdc_uncastable(columns, key_columns, column.name, 'typed_changes') }},
+                            {{ _cdc_type_mismatch(column, 'typed_changes') | indent(28) }},
+                            null
+                        ){{ ',' if not loop.last }}
                         {%- endfor %}
                     )
             end as rejection_detail,
@@ -621,6 +625,27 @@
         {%- if key_index %}
         or ({{ relation }}._key_text_{{ key_index }} is not null and {{ relation }}._key_value_{{ key_index }} is null)
         {%- endif %}
+    )
+{%- endmacro %}
+
+
+{% macro _cdc_type_mismatch(column, relation) -%}
+    {#-
+        `name (type it arrives as, declared type)`: the field schema's logical name, else its
+        type (a Canal mysqlType), else the JSON value's own type (schema_of_variant), so that a
+        column whose type changed mid-stream names the new type.
+    -#}
+    {%- set name = cdc_sql_string(column.name) -%}
+    {%- set field = relation ~ '.field_schemas[' ~ name ~ ']' -%}
+    concat(
+        {{ name }}, ' (',
+        coalesce(
+            nullif({{ field }}.name, 'canal.mysqlType'),
+            {{ field }}.type,
+            lower(schema_of_variant(coalesce({{ relation }}.after_image[{{ name }}], {{ relation }}.before_image[{{ name }}], {{ relation }}.key_image[{{ name }}]))),
+            'unknown'
+        ),
+        ', declared {{ column.data_type }})'
     )
 {%- endmacro %}
 

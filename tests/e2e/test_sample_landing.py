@@ -22,6 +22,11 @@ def sample_build(dbt: Dbt, tmp_path_factory: pytest.TempPathFactory) -> str:
     shutil.copytree(SAMPLE_LANDING, landing_root)
     result = dbt.run("build", "--exclude", "test_type:unit", schema=SCHEMA, landing_root=Path(landing_root))
     assert "WARN 4 cdc_quarantine_is_small" in result.stdout, "the 4 bad sample records warn"
+    assert (
+        "Current-state table shop__orders: 1 change(s) of this run rejected (uncastable_value,"
+        " in int_change_rejections_logged): customer_id (string, declared int)."
+        in " ".join(result.stdout.split())
+    ), "the run names the table whose YAML may need a new type"
     return SCHEMA
 
 
@@ -268,7 +273,7 @@ def test_quarantine_says_why(spark: SparkSession, sample_build: str) -> None:
         ("invalid_json", "staging", None, "orders-0003-bad.jsonl", "1"),
         ("unknown_operation", "staging", None, "orders-0003-bad.jsonl", "2"),
         ("unknown_table", "routing", "shop.public.audit_log", "orders-0003-bad.jsonl", "3"),
-        ("uncastable_value", "routing", "customer_id", "orders-0003-bad.jsonl", "4"),
+        ("uncastable_value", "routing", "customer_id (string, declared int)", "orders-0003-bad.jsonl", "4"),
     ]
 
 
