@@ -139,6 +139,20 @@
 {%- endmacro %}
 
 
+{% macro cdc_parsed_message(relation_alias, message_fields) -%}
+    {#-
+        The landed record's readable text (cdc_readable_value) parsed with one from_json into
+        struct<message_fields, _corrupt_record: string>: _corrupt_record holds the text of a
+        record that is not a JSON object of that shape.
+    -#}
+    from_json(
+        {{ cdc_readable_value(relation_alias) }},
+        'struct<{{ message_fields }}, _corrupt_record: string>',
+        map('columnNameOfCorruptRecord', '_corrupt_record')
+    )
+{%- endmacro %}
+
+
 {% macro cdc_landings_to_read(landing_relations) %}
     {#-
         Which of landing_relations (the landing sources of the calling staging model) this run

@@ -59,11 +59,7 @@
     parsed_records as (
         select
             landed.*,
-            from_json(
-                {{ cdc_readable_value('landed') }},
-                '{{ _canal_message_schema() }}',
-                map('columnNameOfCorruptRecord', '_corrupt_record')
-            ) as message
+            {{ cdc_parsed_message('landed', _canal_message_fields()) }} as message
         from {{ landed_relation }} as landed
     ),
 
@@ -182,8 +178,8 @@
 {% endmacro %}
 
 
-{% macro _canal_message_schema() -%}
-    struct<data: array<map<string, variant>>, old: array<map<string, variant>>, database: string, `table`: string, type: string, isDdl: boolean, `sql`: string, pkNames: array<string>, mysqlType: map<string, string>, es: bigint, ts: bigint, id: bigint, _corrupt_record: string>
+{% macro _canal_message_fields() -%}
+    data: array<map<string, variant>>, old: array<map<string, variant>>, database: string, `table`: string, type: string, isDdl: boolean, `sql`: string, pkNames: array<string>, mysqlType: map<string, string>, es: bigint, ts: bigint, id: bigint
 {%- endmacro %}
 
 

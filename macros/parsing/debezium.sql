@@ -33,9 +33,9 @@
 {%- endmacro %}
 
 
-{% macro debezium_parse_message(value_expr) -%}
+{% macro debezium_parse_message(relation_alias) -%}
     {#-
-        Parses one Debezium-style message (string) into struct<schema, payload, <payload
+        Parses the landed record in `relation_alias` as one Debezium-style message into struct<schema, payload, <payload
         fields>, _corrupt_record>: the payload fields appear both under `payload` (schema
         envelope) and at the top level (bare payload). _corrupt_record holds the text of a
         record that is not a JSON object.
@@ -44,11 +44,10 @@
     {%- for name, type in _debezium_payload_fields() -%}
         {%- do payload_ddl.append('`' ~ name ~ '`: ' ~ type) -%}
     {%- endfor -%}
-    from_json(
-        {{ value_expr }},
-        'struct<schema: {{ _kafka_connect_envelope_schema() }}, payload: struct<{{ payload_ddl | join(", ") }}>, {{ payload_ddl | join(", ") }}, _corrupt_record: string>',
-        map('columnNameOfCorruptRecord', '_corrupt_record')
-    )
+    {{ cdc_parsed_message(
+        relation_alias,
+        'schema: ' ~ _kafka_connect_envelope_schema() ~ ', payload: struct<' ~ payload_ddl | join(', ') ~ '>, ' ~ payload_ddl | join(', '),
+    ) }}
 {%- endmacro %}
 
 

@@ -20,7 +20,7 @@
     parsed_records as (
         select
             landed.*,
-            {{ debezium_parse_message(cdc_readable_value('landed')) }} as message,
+            {{ debezium_parse_message('landed') }} as message,
             from_json({{ cdc_readable_value('landed', 'record_key') }}, 'map<string, variant>') as key_fields
         from {{ landed_relation }} as landed
     ),

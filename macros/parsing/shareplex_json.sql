@@ -50,11 +50,7 @@
     parsed_records as (
         select
             landed.*,
-            from_json(
-                {{ cdc_readable_value('landed') }},
-                '{{ _shareplex_message_schema() }}',
-                map('columnNameOfCorruptRecord', '_corrupt_record')
-            ) as message
+            {{ cdc_parsed_message('landed', _shareplex_message_fields()) }} as message
         from {{ landed_relation }} as landed
     ),
 
@@ -145,8 +141,8 @@
 {%- endmacro %}
 
 
-{% macro _shareplex_message_schema() -%}
-    struct<meta: struct<time: string, userid: string, op: string, scn: string, rowid: string, trans: string, seq: string, size: string, `table`: string, idx: string, posttime: string>, data: map<string, variant>, `key`: map<string, variant>, _corrupt_record: string>
+{% macro _shareplex_message_fields() -%}
+    meta: struct<time: string, userid: string, op: string, scn: string, rowid: string, trans: string, seq: string, size: string, `table`: string, idx: string, posttime: string>, data: map<string, variant>, `key`: map<string, variant>
 {%- endmacro %}
 
 
