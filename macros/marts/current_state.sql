@@ -58,6 +58,7 @@
         from (
             {{ cdc_moved_rows_resolved(
                 'new_changes', target_table, cdc_rows_relation(this) if plan.incremental else none,
+                truncations=plan.has_truncations,
             ) | indent(12) }}
         ) as moved_rows
     ),

@@ -77,8 +77,14 @@
 
 
 {% macro shareplex_json_operation(op) -%}
-    {#- The canonical operation of a Shareplex meta.op (short and long spellings, any case); null for others. -#}
+    {#-
+        What a Shareplex meta.op (short and long spellings, any case) does: insert, update,
+        delete or truncate for a change; drop_column or update_before for the two control
+        records (never staged as an operation); null for an op the format does not define.
+    -#}
     case lower(trim({{ op }}))
+        when 'drop column' then 'drop_column'
+        when 'update before' then 'update_before'
         when 'ins' then 'insert'
         when 'insert' then 'insert'
         when 'upd' then 'update'
@@ -116,7 +122,6 @@
         `change_sequence` are the expressions of shareplex_json_operation and
         shareplex_json_change_sequence over the message.
     -#}
-    {%- set op = 'lower(trim(' ~ message ~ '.meta.op))' -%}
     case
         when {{ record_value }} is null or trim({{ record_value }}) = 'null'
             then {{ cdc_classification('control', 'tombstone') }}
@@ -124,9 +129,9 @@
             then {{ cdc_classification('quarantined', 'invalid_json') }}
         when {{ message }}.meta.op is null
             then {{ cdc_classification('quarantined', 'unrecognized_message') }}
-        when {{ op }} = 'drop column'
+        when {{ operation }} = 'drop_column'
             then {{ cdc_classification('control', 'schema_change') }}
-        when {{ op }} = 'update before'
+        when {{ operation }} = 'update_before'
             then {{ cdc_classification('control', 'update_before_image') }}
         when {{ operation }} is null
             then {{ cdc_classification('quarantined', 'unknown_operation') }}
