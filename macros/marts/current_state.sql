@@ -23,7 +23,8 @@
     {%- else -%}
         {#- parsing and linting: a stand-in registry entry, so that the SQL of a real table renders -#}
         {%- set target_table = {
-            'name': model.name, 'source_database': 'lint', 'source_schema': none, 'source_table': 'lint',
+            'name': model.name, 'source_in_key': false,
+            'sources': [{'database': 'lint', 'schema': none, 'table': 'lint', 'database_pattern': none, 'table_pattern': none}],
             'key_columns': ['id'],
             'columns': [{'name': 'id', 'data_type': 'bigint', 'encoding': none},
                         {'name': 'amount', 'data_type': 'decimal(10,2)', 'encoding': none}],

@@ -124,11 +124,11 @@
     {#-
         The records of every staging model (var cdc_staging_models) with one record_outcome
         (change, control or quarantined), as one union: what each flavour contributes to the
-        intermediate layer.
+        intermediate layer. `where` may name the staging model's row as staged_records.
     -#}
     {%- for model_name in var('cdc_staging_models') %}
     select *
-    from {{ ref(model_name) }}
+    from {{ ref(model_name) }} as staged_records
     where record_outcome = '{{ record_outcome }}' and {{ where }}
     {%- if not loop.last %}
     union all

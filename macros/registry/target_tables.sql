@@ -1,6 +1,6 @@
 {#-
     The registry of target tables is the marts' YAML: every model whose config.meta has a
-    `cdc` block is the current-state table of one source table.
+    `cdc` block is the current-state table of one source table, or of several (shards).
 
         - name: shop_customers
           config:
@@ -8,6 +8,15 @@
               cdc:
                 source: {database: shop, table: customers}   # database / schema optional
                 keys: [id]
+
+    Several source tables into one target: a list, or patterns (regular expressions on the
+    whole name, any case); source_in_key: true makes the source table a key column
+    (_cdc_source_table), else two sources sending one key are decided by change version.
+
+                source:
+                  - {database: shop_eu, table: orders}
+                  - {database_pattern: 'shop_\d+', table_pattern: 'orders_\d+'}
+                source_in_key: false
           columns:
             - name: id
               data_type: int
@@ -78,11 +87,11 @@
 {% macro _cdc_target_table(node) %}
     {% set spec = node.config.meta.cdc %}
     {% set where = "model '" ~ node.name ~ "' (" ~ node.original_file_path ~ ")" %}
-    {% set source = spec.get('source') or {} %}
-    {% if not source.get('table') %}
+    {% set sources = _cdc_declared_sources(spec.get('source'), where) %}
+    {% set source_in_key = spec.get('source_in_key', false) %}
+    {% if source_in_key not in [true, false] %}
         {{ exceptions.raise_compiler_error(
-            where ~ ": meta.cdc.source.table is missing; expected the source table name, "
-            ~ "e.g. source: {database: shop, table: customers}, got " ~ spec.get('source')
+            where ~ ": meta.cdc.source_in_key must be true or false, got " ~ source_in_key
         ) }}
     {% endif %}
 
@@ -121,11 +130,16 @@
         ) }}
     {% endfor %}
 
+    {% if source_in_key %}
+        {#- the source table is a key column: one row per key and source table -#}
+        {% set columns = [cdc_source_table_column()] + columns %}
+        {% set keys = [cdc_source_table_column().name] + keys %}
+    {% endif %}
+
     {{ return({
         'name': node.name,
-        'source_database': (source.get('database') | lower) if source.get('database') else none,
-        'source_schema': (source.get('schema') | lower) if source.get('schema') else none,
-        'source_table': source.get('table') | lower,
+        'sources': sources,
+        'source_in_key': source_in_key,
         'key_columns': keys,
         'columns': columns,
     }) }}
@@ -153,23 +167,102 @@
 
 
 {% macro _cdc_check_no_overlapping_sources(target_tables) %}
-    {#- Two entries that could both claim one source table make routing ambiguous: refuse them. -#}
+    {#-
+        Two entries whose sources name the same source table, with databases and schemas that
+        could both match, make routing ambiguous: refuse them. Patterns cannot be compared
+        here; a change that two entries' patterns both claim stops the run when it is staged
+        (cdc_tables_with_new_changes).
+    -#}
     {% for first in target_tables %}
-        {% for second in target_tables if second.name > first.name and second.source_table == first.source_table %}
-            {% set database_overlaps = first.source_database is none or second.source_database is none
-                or first.source_database == second.source_database %}
-            {% set schema_overlaps = first.source_schema is none or second.source_schema is none
-                or first.source_schema == second.source_schema %}
-            {% if database_overlaps and schema_overlaps %}
-                {{ exceptions.raise_compiler_error(
-                    "models '" ~ first.name ~ "' and '" ~ second.name ~ "' both claim source table '"
-                    ~ first.source_table ~ "' (database " ~ first.source_database ~ " / " ~ second.source_database
-                    ~ ", schema " ~ first.source_schema ~ " / " ~ second.source_schema
-                    ~ "): give each a database or schema that tells them apart"
-                ) }}
-            {% endif %}
+        {% for second in target_tables if second.name > first.name %}
+            {% for first_source in first.sources if first_source.table %}
+                {% for second_source in second.sources if second_source.table == first_source.table %}
+                    {% set database_overlaps = first_source.database is none or second_source.database is none
+                        or first_source.database == second_source.database %}
+                    {% set schema_overlaps = first_source.schema is none or second_source.schema is none
+                        or first_source.schema == second_source.schema %}
+                    {% if database_overlaps and schema_overlaps %}
+                        {{ exceptions.raise_compiler_error(
+                            "models '" ~ first.name ~ "' and '" ~ second.name ~ "' both claim source table '"
+                            ~ first_source.table ~ "' (database " ~ first_source.database ~ " / " ~ second_source.database
+                            ~ ", schema " ~ first_source.schema ~ " / " ~ second_source.schema
+                            ~ "): give each a database or schema that tells them apart"
+                        ) }}
+                    {% endif %}
+                {% endfor %}
+            {% endfor %}
         {% endfor %}
     {% endfor %}
+{% endmacro %}
+
+
+{% macro _cdc_declared_sources(declared, where) %}
+    {#-
+        meta.cdc.source as a list of {database, schema, table, database_pattern, table_pattern}
+        (names lowercased; absent levels none): one mapping, or a list of them for a target
+        that merges several source tables (shards). A pattern is a regular expression that
+        must match the whole name, in any case.
+    -#}
+    {% set expected = "expected source: {database: shop, table: customers} (database and schema optional), "
+        ~ "a list of such mappings, or table_pattern / database_pattern (regular expressions) in place of table / database" %}
+    {% set declared_list = [declared] if declared is mapping else declared %}
+    {% if declared_list is none or declared_list is string or declared_list is not iterable or declared_list | length == 0 %}
+        {{ exceptions.raise_compiler_error(where ~ ": meta.cdc.source is missing or empty; " ~ expected ~ "; got " ~ declared) }}
+    {% endif %}
+    {% set sources = [] %}
+    {% for source in declared_list %}
+        {% if source is not mapping %}
+            {{ exceptions.raise_compiler_error(where ~ ": meta.cdc.source entry " ~ source ~ " is not a mapping; " ~ expected) }}
+        {% endif %}
+        {% set unknown = source.keys() | reject('in', ['database', 'schema', 'table', 'database_pattern', 'table_pattern']) | list %}
+        {% if unknown %}
+            {{ exceptions.raise_compiler_error(
+                where ~ ": meta.cdc.source entry " ~ source ~ " has unknown field(s) " ~ unknown | join(', ') ~ "; " ~ expected
+            ) }}
+        {% endif %}
+        {% if (not source.get('table')) == (not source.get('table_pattern')) %}
+            {{ exceptions.raise_compiler_error(
+                where ~ ": meta.cdc.source entry " ~ source ~ " needs exactly one of table and table_pattern; " ~ expected
+            ) }}
+        {% endif %}
+        {% if source.get('database') and source.get('database_pattern') %}
+            {{ exceptions.raise_compiler_error(
+                where ~ ": meta.cdc.source entry " ~ source ~ " gives both database and database_pattern; " ~ expected
+            ) }}
+        {% endif %}
+        {% do sources.append({
+            'database': (source.get('database') | string | lower) if source.get('database') else none,
+            'schema': (source.get('schema') | string | lower) if source.get('schema') else none,
+            'table': (source.get('table') | string | lower) if source.get('table') else none,
+            'database_pattern': (source.get('database_pattern') | string) if source.get('database_pattern') else none,
+            'table_pattern': (source.get('table_pattern') | string) if source.get('table_pattern') else none,
+        }) %}
+    {% endfor %}
+    {{ return(sources) }}
+{% endmacro %}
+
+
+{% macro cdc_source_table_column() %}
+    {#-
+        The key column that a target with meta.cdc.source_in_key: true gets in front of its
+        declared keys: the source table of the change, as database.schema.table in lower case
+        (levels the message does not name left out).
+    -#}
+    {{ return({'name': '_cdc_source_table', 'data_type': 'string', 'encoding': none, 'is_source_table': true}) }}
+{% endmacro %}
+
+
+{% macro cdc_source_names(target_table) %}
+    {#- The sources of a registry entry as text, for messages: db.schema.table, * for a level left out, /pattern/ for a pattern. -#}
+    {%- set names = [] -%}
+    {%- for source in target_table.sources -%}
+        {%- do names.append(
+            (source.database or ('/' ~ source.database_pattern ~ '/' if source.database_pattern else '*')) ~ '.'
+            ~ (source.schema or '*') ~ '.'
+            ~ (source.table or '/' ~ source.table_pattern ~ '/')
+        ) -%}
+    {%- endfor -%}
+    {{ return(names | join(', ')) }}
 {% endmacro %}
 
 

@@ -19,8 +19,7 @@
             {{ print('\n== ' ~ target_table.name ~ ': not built yet') }}
         {% else %}
             {% set row_count = run_query('select count(*) from ' ~ relation).columns[0].values()[0] %}
-            {{ print('\n== ' ~ target_table.name ~ ' (' ~ (target_table.source_database or '*') ~ '.'
-                ~ (target_table.source_schema or '*') ~ '.' ~ target_table.source_table ~ '): '
+            {{ print('\n== ' ~ target_table.name ~ ' (' ~ cdc_source_names(target_table) ~ '): '
                 ~ row_count ~ ' current rows') }}
             {% if row_count > 0 %}
                 {% set columns = [] %}

@@ -77,7 +77,13 @@
             {%- set value = 'staged_changes.' ~ slot.image ~ '[' ~ cdc_sql_string(slot.column.name) ~ ']' %}
             {%- set field_schema = 'staged_changes.field_schemas[' ~ cdc_sql_string(slot.column.name) ~ ']' %}
             {%- set names = schema_names.get(slot.column.name, []) if schema_names is not none else none %}
+            {%- if slot.column.is_source_table %}
+            -- the source table as a key column (meta.cdc.source_in_key)
+            lower(concat_ws('.', staged_changes.source_database, staged_changes.source_schema, staged_changes.source_table))
+                as {{ slot.name }}_raw_text,
+            {%- else %}
             {{ cdc_value_text(value, field_schema, slot.column.data_type, names) }} as {{ slot.name }}_raw_text,
+            {%- endif %}
             {{ cdc_value_decimal_bytes(value, field_schema, slot.column.data_type, slot.column.encoding, names) }} as {{ slot.name }}_decimal_bytes,
             {{ cdc_value_decimal_scale(value, field_schema, slot.column.data_type, names) }} as {{ slot.name }}_decimal_scale,
             {{ cdc_value_time_text(value, field_schema, slot.column.data_type, names) }} as {{ slot.name }}_time_text,
@@ -153,11 +159,15 @@
             decoded_changes.*,
             {%- for column in columns %}
             -- column {{ loop.index }} is carried unless absent or Debezium's "unchanged" placeholder
+            {%- if column.is_source_table %}
+            true as _after_has_{{ loop.index }},
+            {%- else %}
             coalesce(map_contains_key(decoded_changes.after_image, {{ cdc_sql_string(column.name) }}), false)
             and coalesce(
                 decoded_changes._after_{{ loop.index }}_text not in ({{ placeholder }}, base64(cast({{ placeholder }} as binary))),
                 true
             ) as _after_has_{{ loop.index }},
+            {%- endif %}
             {%- endfor %}
             {%- for column in key_columns %}
             {%- set after_index = cdc_column_position(columns, column.name) %}
@@ -355,12 +365,14 @@
         staging_models, schema_names}, ready for cdc_typed_changes: one query over the staging
         models tells which source tables (database, schema, table) hold new changes, in which
         staging models, with which field schema names (cdc_schema_names_seen). A table is
-        listed when a new change is its own; the first registry entry of a source table name
-        also gets the changes of that name that no entry claims (claimants: the entries of
-        that name, to log them as unknown_table; none for the others). So a run types only
-        the tables that have something new, reads only the staging models that hold it, and
-        writes only the decodings its values need. When no probe can run (not executing, a
-        unit test, staging not built yet): every entry, every staging model, every decoding.
+        listed when a new change is its own; the first registry entry (by name) that names a
+        source table name also gets the changes of that name that no entry claims (claimants:
+        the entries that could name the same tables, so that those are logged as
+        unknown_table). So a run types only the tables that have something new, reads only
+        the staging models that hold it, and writes only the decodings its values need. A
+        source table that two entries claim (overlapping patterns) stops the run. When no
+        probe can run (not executing, a unit test, staging not built yet): every entry, every
+        staging model, every decoding.
     -#}
     {%- set target_tables = cdc_target_tables() -%}
     {%- set listed = [] -%}
@@ -375,15 +387,18 @@
                 new_sources.source_table_partition,
                 new_sources.staging_model,
                 new_sources.schema_names,
+                {%- for kind, matches in [('claimed_by', cdc_source_matches), ('named_by', cdc_source_names_match)] %}
                 to_json(filter(
                     array(
                         {%- for target_table in target_tables %}
-                        if({{ cdc_source_matches(target_table, 'new_sources') }}, {{ cdc_sql_string(target_table.name) }}, null),
+                        if({{ matches(target_table, 'new_sources') | indent(24) }}, {{ cdc_sql_string(target_table.name) }}, null),
                         {%- endfor %}
                         cast(null as string)
                     ),
                     claimant -> claimant is not null
-                )) as claimed_by
+                )) as {{ kind }},
+                {%- endfor %}
+                concat_ws('.', new_sources.source_database, new_sources.source_schema, new_sources.source_table) as source_name
             from (
                 {%- for model_name in var('cdc_staging_models') %}
                 select
@@ -411,26 +426,35 @@
             ) as new_sources
         {%- endset -%}
         {%- for row in run_query(probe).rows -%}
+            {%- set claimed_by = fromjson(row[3]) -%}
+            {%- if claimed_by | length > 1 -%}
+                {{ exceptions.raise_compiler_error(
+                    "source table '" ~ row[5] ~ "' (staged in " ~ row[1] ~ ") is claimed by models "
+                    ~ claimed_by | join(', ') ~ ": change their meta.cdc.source so that one table claims it"
+                ) }}
+            {%- endif -%}
             {%- do sources.append({
-                'partition': row[0], 'staging_model': row[1], 'schema_names': row[2], 'claimed_by': fromjson(row[3]),
+                'staging_model': row[1], 'schema_names': row[2], 'claimed_by': claimed_by, 'named_by': fromjson(row[4]),
             }) -%}
         {%- endfor -%}
     {%- endif -%}
     {%- for target_table in target_tables -%}
-        {%- set claimants = target_tables | selectattr('source_table', 'equalto', target_table.source_table) | list -%}
-        {%- set is_first_claimant = claimants[0].name == target_table.name -%}
+        {%- set claimants = [] -%}
+        {%- for other in target_tables if _cdc_may_name_same_tables(target_table, other) | trim == 'true' -%}
+            {%- do claimants.append(other) -%}
+        {%- endfor -%}
         {%- if sources is none -%}
             {%- do listed.append({
-                'target_table': target_table, 'claimants': claimants if is_first_claimant else none,
+                'target_table': target_table, 'claimants': claimants,
                 'staging_models': none, 'schema_names': none,
             }) -%}
         {%- else -%}
             {%- set staging_models = [] -%}
             {%- set names_json = [] -%}
             {%- set has_unclaimed = namespace(found=false) -%}
-            {%- for source in sources if source.partition == target_table.source_table -%}
+            {%- for source in sources if target_table.name in source.named_by -%}
                 {%- set claimed_by = source.claimed_by -%}
-                {%- if target_table.name in claimed_by or (is_first_claimant and not claimed_by) -%}
+                {%- if target_table.name in claimed_by or (not claimed_by and source.named_by[0] == target_table.name) -%}
                     {%- if source.staging_model not in staging_models -%}
                         {%- do staging_models.append(source.staging_model) -%}
                     {%- endif -%}
@@ -452,6 +476,19 @@
     {%- endfor -%}
     {{ return(listed) }}
 {% endmacro %}
+
+
+{% macro _cdc_may_name_same_tables(first, second) -%}
+    {#- Renders true when two registry entries may name one source table name: a shared table name, or a pattern on either side. -#}
+    {%- set has_pattern = (first.sources | selectattr('table_pattern') | list) or (second.sources | selectattr('table_pattern') | list) -%}
+    {%- set first_tables = first.sources | selectattr('table') | map(attribute='table') | list -%}
+    {%- set second_tables = second.sources | selectattr('table') | map(attribute='table') | list -%}
+    {%- if has_pattern or (first_tables | select('in', second_tables) | list) -%}
+        true
+    {%- else -%}
+        false
+    {%- endif -%}
+{%- endmacro %}
 
 
 {% macro cdc_schema_names_seen(relation_alias) -%}
@@ -540,10 +577,10 @@
 
 {% macro cdc_staged_changes_of(target_table, loaded_after=none, claimants=none, staging_models=none) %}
     {#-
-        The staged changes of one target table's source table (its staging partition), staged
-        after `loaded_after` when given. With `claimants` (registry entries of that table
-        name), also the changes of the partition that none of them claims (another database
-        or schema). staging_models: the staging models to read, when a probe knows which hold
+        The staged changes of one target table's source tables (their staging partitions),
+        staged after `loaded_after` when given. With `claimants` (registry entries that may
+        name the same source tables), also the changes of those partitions that none of them
+        claims (another database or schema), when no claimant before it by name names them. staging_models: the staging models to read, when a probe knows which hold
         such changes (none or empty: every model of var cdc_staging_models). Spark pushes the
         typing above into each staging model of the union, so every model read here is typed,
         planned and compiled once more: measured on a 5-column table, 2.5 MB of generated
@@ -567,18 +604,27 @@
 
 
 {% macro _cdc_staged_changes_condition(target_table, relation, loaded_after=none, claimants=none) -%}
-    {#- The condition of cdc_staged_changes_of over a staging model's rows (`relation`). -#}
+    {#-
+        The condition of cdc_staged_changes_of over a staging model's rows (`relation`): its
+        changes, and with `claimants` also the changes of a source table name it shares with
+        them that none of them claims, when no claimant before it (by name) names that table.
+    -#}
     {{ relation }}.record_outcome = 'change'
-    and {{ relation }}.source_table_partition = {{ cdc_sql_string(target_table.source_table) }}
+    and {{ cdc_source_names_match(target_table, relation) | indent(4) }}
     {%- if loaded_after %}
     and {{ relation }}.loaded_at > {{ loaded_after }}
     {%- endif %}
     and (
-        {{ cdc_source_matches(target_table, relation) }}
+        {{ cdc_source_matches(target_table, relation) | indent(8) }}
         {%- if claimants %}
-        or not (
-            {%- for claimant in claimants %}
-            ({{ cdc_source_matches(claimant, relation) }}){{ ' or' if not loop.last }}
+        or (
+            not (
+                {%- for claimant in claimants %}
+                {{ cdc_source_matches(claimant, relation) | indent(16) }}{{ ' or' if not loop.last }}
+                {%- endfor %}
+            )
+            {%- for claimant in claimants if claimant.name < target_table.name %}
+            and not {{ cdc_source_names_match(claimant, relation) | indent(12) }}
             {%- endfor %}
         )
         {%- endif %}
@@ -587,14 +633,50 @@
 
 
 {% macro cdc_source_matches(target_table, relation) -%}
-    {#- True for a staged change (in `relation`) of the source table of `target_table` (levels it leaves out match anything). -#}
-    lower({{ relation }}.source_table) = {{ cdc_sql_string(target_table.source_table) }}
-    {%- if target_table.source_database %}
-    and lower({{ relation }}.source_database) <=> {{ cdc_sql_string(target_table.source_database) }}
-    {%- endif %}
-    {%- if target_table.source_schema %}
-    and lower({{ relation }}.source_schema) <=> {{ cdc_sql_string(target_table.source_schema) }}
-    {%- endif %}
+    {#- True for a staged change (in `relation`) of one of the source tables of `target_table` (levels a source leaves out match anything). -#}
+    (
+        {%- for source in target_table.sources %}
+        (
+            {{ _cdc_name_matches(relation ~ '.source_table', source.table, source.table_pattern) }}
+            {%- if source.database or source.database_pattern %}
+            and {{ _cdc_name_matches(relation ~ '.source_database', source.database, source.database_pattern) }}
+            {%- endif %}
+            {%- if source.schema %}
+            and {{ _cdc_name_matches(relation ~ '.source_schema', source.schema, none) }}
+            {%- endif %}
+        ){{ ' or' if not loop.last }}
+        {%- endfor %}
+    )
+{%- endmacro %}
+
+
+{% macro cdc_source_names_match(target_table, relation) -%}
+    {#-
+        True for a staged record (in `relation`) whose source table name is one that
+        `target_table` names (its staging partition, whatever the database and schema): a
+        condition on the partition column, so Spark reads only those partitions.
+    -#}
+    {%- set tables = target_table.sources | selectattr('table') | map(attribute='table') | unique | list -%}
+    {%- set patterns = target_table.sources | selectattr('table_pattern') | map(attribute='table_pattern') | unique | list -%}
+    {#- on one line: callers put it into a WHERE of their own -#}
+    (
+    {%- if tables -%}
+        {{ relation }}.source_table_partition in ({% for table in tables %}{{ cdc_sql_string(table) }}{{ ', ' if not loop.last }}{% endfor %})
+    {%- endif -%}
+    {%- for pattern in patterns -%}
+        {{ ' or ' if tables or not loop.first }}{{ _cdc_name_matches(relation ~ '.source_table_partition', none, pattern) }}
+    {%- endfor -%}
+    )
+{%- endmacro %}
+
+
+{% macro _cdc_name_matches(name_column, name, pattern) -%}
+    {#- A source name (any case) is `name` (lower case), or matches the whole regular expression `pattern` in any case. -#}
+    {%- if pattern -%}
+        coalesce({{ name_column }} rlike {{ cdc_sql_string('(?i)^(?:' ~ pattern ~ ')$') }}, false)
+    {%- else -%}
+        lower({{ name_column }}) <=> {{ cdc_sql_string(name) }}
+    {%- endif -%}
 {%- endmacro %}
 
 

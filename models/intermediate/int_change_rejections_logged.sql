@@ -20,14 +20,14 @@
 {#- Only the tables with changes staged since the last run are typed again, from the staging models that hold them,
     with the decodings of the field schemas they carry (one probe). -#}
 {%- set checked_tables = cdc_tables_with_new_changes(loaded_after) -%}
-{%- set target_tables = cdc_target_tables() -%}
-{%- set registered_names = target_tables | map(attribute='source_table') | unique | list -%}
-{%- set unregistered_names -%}
-{%- for name in registered_names %}{{ cdc_sql_string(name) }}{{ ', ' if not loop.last }}{% endfor -%}
-{%- endset -%}
+{#- changes of a source table name that no registry entry names (cdc_source_names_match) -#}
 {%- set unregistered_where -%}
-(source_table_partition is null{% if registered_names %} or source_table_partition not in ({{ unregistered_names }}){% endif %})
-{%- if loaded_after %} and loaded_at > {{ loaded_after }}{% endif -%}
+(staged_records.source_table_partition is null
+{%- for target_table in cdc_target_tables() -%}
+{{ ' or not (' if loop.first else ' or ' }}{{ cdc_source_names_match(target_table, 'staged_records') }}{{ ')' if loop.last }}
+{%- endfor -%}
+)
+{%- if loaded_after %} and staged_records.loaded_at > {{ loaded_after }}{% endif -%}
 {%- endset -%}
 
 with

@@ -14,14 +14,15 @@ from conftest import Dbt, copy_project
 SCHEMA = "it_yaml_mistakes"
 
 
-def mart_yaml(columns: list[dict[str, Any]], keys: list[str]) -> dict[str, Any]:
+def mart_yaml(columns: list[dict[str, Any]], keys: list[str], source: Any = None) -> dict[str, Any]:
+    source = source if source is not None else {"database": "shop", "table": "items"}
     return {
         "version": 2,
         "models": [
             {
                 "name": "mistaken__items",
                 "description": "A table declared with a mistake.",
-                "config": {"meta": {"cdc": {"source": {"database": "shop", "table": "items"}, "keys": keys}}},
+                "config": {"meta": {"cdc": {"source": source, "keys": keys}}},
                 "columns": columns,
             }
         ],
@@ -46,6 +47,17 @@ MISTAKES = {
             ["id"],
         ),
         ["column 'name'", "cdc_encoding 'epoch_millis' does not apply to string"],
+    ),
+    "source_with_table_and_pattern": (
+        mart_yaml(
+            [{"name": "id", "data_type": "int"}],
+            ["id"],
+            [{"database": "shop", "table": "items"}, {"table": "items_0", "table_pattern": "items_\\d+"}],
+        ),
+        [
+            "needs exactly one of table and table_pattern",
+            "table_pattern / database_pattern (regular expressions)",
+        ],
     ),
 }
 
