@@ -146,6 +146,12 @@
     {%- if schema_names is none or (names | select('in', schema_names) | list) -%}true{%- endif -%}
 {%- endmacro %}
 
+{% macro cdc_geometry_schema_names() %}
+    {#- The field schema names of Debezium geometry values (a struct of wkb and srid). -#}
+    {{ return(['io.debezium.data.geometry.Geometry', 'io.debezium.data.geometry.Point', 'io.debezium.data.geometry.Geography']) }}
+{% endmacro %}
+
+
 {% macro cdc_value_raw_text(variant_expr) -%}
     try_variant_get({{ variant_expr }}, '$', 'string')
 {%- endmacro %}
@@ -160,12 +166,20 @@
             byte, so the value then has no text and does not type (uncastable_value)
           Debezium io.debezium.data.Bits: base64 of the bits little-endian; MySQL and Paimon
             show them big-endian (b'11111000111' is 00 .. 07 C7), so the bytes are reversed
-        Both give base64, the canonical text of bytes.
+        Both give base64, the canonical text of bytes. And for a string column:
+          Debezium geometry (io.debezium.data.geometry.Geometry, Point, Geography: a struct of
+            wkb, base64, and srid): GeoJSON text, as Flink CDC and Paimon show it, through the
+            python_udfs helper cdc_geojson_from_wkb; bytes that are not a geometry keep the
+            struct's JSON as it came. Only when schema_names (a probe) says the values carry
+            a geometry: with none, the struct's JSON.
     -#}
     {%- set raw_text = cdc_value_raw_text(variant_expr) -%}
     {%- set reads_canal_bytes = (data_type | lower) == 'binary' and _cdc_carries(schema_names, ['canal.mysqlType']) -%}
     {%- set reads_bits = (data_type | lower) in ('binary', 'string') and _cdc_carries(schema_names, ['io.debezium.data.Bits']) -%}
-    {%- if reads_canal_bytes or reads_bits -%}
+    {#- only where a probe saw geometry: Spark sends every row of a Python UDF's input to Python, whatever the CASE around it -#}
+    {%- set reads_geometry = (data_type | lower) == 'string' and schema_names is not none
+        and _cdc_carries(schema_names, cdc_geometry_schema_names()) -%}
+    {%- if reads_canal_bytes or reads_bits or reads_geometry -%}
     case
         {%- if reads_canal_bytes %}
         when {{ field_schema_expr }}.name = 'canal.mysqlType' and lower({{ field_schema_expr }}.type) rlike 'binary|blob'
@@ -178,6 +192,16 @@
         {%- if reads_bits %}
         when {{ field_schema_expr }}.name = 'io.debezium.data.Bits'
             then base64(unhex(concat_ws('', reverse(regexp_extract_all(hex(try_to_binary({{ raw_text }}, 'base64')), '(..)', 1)))))
+        {%- endif %}
+        {%- if reads_geometry %}
+        when {{ field_schema_expr }}.name in ({% for name in cdc_geometry_schema_names() %}'{{ name }}'{{ ', ' if not loop.last }}{% endfor %})
+            then coalesce(
+                cdc_geojson_from_wkb(
+                    try_to_binary(try_variant_get({{ variant_expr }}, '$.wkb', 'string'), 'base64'),
+                    try_variant_get({{ variant_expr }}, '$.srid', 'int')
+                ),
+                {{ raw_text }}
+            )
         {%- endif %}
         else {{ raw_text }}
     end

@@ -53,6 +53,11 @@
         {%- endfor -%}
     {%- endfor -%}
     {%- set placeholder = cdc_sql_string(var('cdc_debezium_unavailable_value')) -%}
+    {%- if columns | selectattr('data_type', 'equalto', 'string') | list and schema_names is not none
+        and _cdc_carries(schema_names, cdc_geometry_schema_names()) | trim == 'true' -%}
+        {#- a string column may carry a geometry: cdc_value_text calls cdc_geojson_from_wkb -#}
+        {%- do cdc_require_helpers(['cdc_geojson_from_wkb']) -%}
+    {%- endif %}
     with
 
     staged_changes as (

@@ -195,7 +195,14 @@ def test_all_types_decoded_exactly(spark: SparkSession, corpus_build: str) -> No
         "_enum",
         "_year",
         "_time",
-        "get_json_object(_point, '$.wkb')",
+        "_point",
+        "_geometry",
+        "_linestring",
+        "_polygon",
+        "_multipoint",
+        "_multiline",
+        "_multipolygon",
+        "_geometrycollection",
         "_set",
     ]
     assert table_rows(spark, corpus_build, "paimon_sync_table__all_types_table", columns, ["_id"]) == [
@@ -224,7 +231,17 @@ def test_all_types_decoded_exactly(spark: SparkSession, corpus_build: str) -> No
             "value1",
             "2023",
             "10:13:23.000000",
-            "AQEAAAAAAAAAAADwPwAAAAAAAPA/",
+            # geometry as GeoJSON, as Flink CDC's MySQL connector documents these values
+            '{"coordinates":[1,1],"type":"Point","srid":0}',
+            '{"coordinates":[[[1,1],[2,1],[2,2],[1,2],[1,1]]],"type":"Polygon","srid":0}',
+            '{"coordinates":[[3,0],[3,3],[3,5]],"type":"LineString","srid":0}',
+            '{"coordinates":[[[1,1],[2,1],[2,2],[1,2],[1,1]]],"type":"Polygon","srid":0}',
+            '{"coordinates":[[1,1],[2,2]],"type":"MultiPoint","srid":0}',
+            '{"coordinates":[[[1,1],[2,2],[3,3]],[[4,4],[5,5]]],"type":"MultiLineString","srid":0}',
+            '{"coordinates":[[[[0,0],[10,0],[10,10],[0,10],[0,0]]],[[[5,5],[7,5],[7,7],[5,7],[5,5]]]],'
+            '"type":"MultiPolygon","srid":0}',
+            '{"geometries":[{"type":"Point","coordinates":[10,10]},{"type":"Point","coordinates":[30,30]},'
+            '{"type":"LineString","coordinates":[[15,15],[20,20]]}],"type":"GeometryCollection","srid":0}',
             "a,b",
         )
     ]

@@ -1,0 +1,14 @@
+"""Helper functions of the cdc_lakehouse dbt project that Spark SQL cannot do well.
+
+Each helper is a plain Python function (tested without Spark) plus its registration as a
+vectorised Spark function (pandas UDF) under a SQL name that models call:
+
+    cdc_geojson_from_wkb(wkb binary, srid int) -> string    (cdc_udfs.geometry)
+
+`register_helpers(spark)` registers them in one session; the dbt plugin in dbt_cdc_udfs calls it
+for every session dbt opens.
+"""
+
+from cdc_udfs.registration import HELPER_NAMES, register_helpers
+
+__all__ = ["HELPER_NAMES", "register_helpers"]

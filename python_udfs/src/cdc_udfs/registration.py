@@ -1,0 +1,35 @@
+"""Registration of the helpers as vectorised Spark functions (pandas UDFs: Arrow batches in,
+one Python call per batch) under the SQL names the project's macros call."""
+
+from __future__ import annotations
+
+import pandas as pd
+from pyspark.sql import SparkSession
+from pyspark.sql.functions import pandas_udf
+
+from cdc_udfs.geometry import WkbError, geojson_from_wkb
+
+HELPER_NAMES = ("cdc_geojson_from_wkb",)
+
+
+def geojson_from_wkb_batch(wkb: pd.Series, srid: pd.Series) -> pd.Series:
+    """cdc_geojson_from_wkb over one Arrow batch: GeoJSON text per WKB value; null for a null
+    value and for bytes that are not a geometry (the caller keeps the value as it came then)."""
+
+    def one(value: bytes | None, reference: float | None) -> str | None:
+        if value is None:
+            return None
+        try:
+            return geojson_from_wkb(value, None if pd.isna(reference) else int(reference))
+        except WkbError:
+            return None
+
+    return pd.Series(
+        [one(value, reference) for value, reference in zip(wkb, srid, strict=True)], dtype=object
+    )
+
+
+def register_helpers(spark: SparkSession) -> None:
+    """Registers every helper in `spark` (a classic or a Spark Connect session) as a temporary
+    function. The UDFs are created here, not at import, so that they take the session's kind."""
+    spark.udf.register("cdc_geojson_from_wkb", pandas_udf(geojson_from_wkb_batch, returnType="string"))  # type: ignore[call-overload]
