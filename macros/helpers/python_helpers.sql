@@ -21,7 +21,7 @@
                 (("model '" ~ model.name ~ "'") if model else "this operation") ~ " calls the python_udfs helper(s) " ~ missing | join(', ')
                 ~ ", not registered in this Spark session. With the local or connect profile, install the "
                 ~ "package into dbt's Python (bin/setup does: pip install --no-build-isolation --no-deps ./python_udfs): "
-                ~ "its dbt plugin registers the helpers in every session dbt opens. On a Spark Thrift Server, "
+                ~ "its dbt plugin registers the helpers in a session before its first statement that calls one. On a Spark Thrift Server, "
                 ~ "register them in the server's session (python_udfs/README.md)."
             ) }}
         {%- endif -%}

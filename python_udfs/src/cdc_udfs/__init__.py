@@ -5,10 +5,11 @@ vectorised Spark function (pandas UDF) under a SQL name that models call:
 
     cdc_geojson_from_wkb(wkb binary, srid int) -> string    (cdc_udfs.geometry)
 
-`register_helpers(spark)` registers them in one session; the dbt plugin in dbt_cdc_udfs calls it
-for every session dbt opens.
+`cdc_udfs.registration.register_helpers(spark)` registers them in one session; the dbt plugin
+in dbt_cdc_udfs calls it when a statement of a dbt session first names one of HELPER_NAMES.
+This module imports nothing heavy, so that loading the plugin costs nothing.
 """
 
-from cdc_udfs.registration import HELPER_NAMES, register_helpers
+HELPER_NAMES = ("cdc_geojson_from_wkb",)
 
-__all__ = ["HELPER_NAMES", "register_helpers"]
+__all__ = ["HELPER_NAMES"]

@@ -9,8 +9,6 @@ from pyspark.sql.functions import pandas_udf
 
 from cdc_udfs.geometry import WkbError, geojson_from_wkb
 
-HELPER_NAMES = ("cdc_geojson_from_wkb",)
-
 
 def geojson_from_wkb_batch(wkb: pd.Series, srid: pd.Series) -> pd.Series:
     """cdc_geojson_from_wkb over one Arrow batch: GeoJSON text per WKB value; null for a null

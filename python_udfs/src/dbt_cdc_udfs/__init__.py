@@ -1,12 +1,16 @@
-"""dbt plugin that registers the cdc_udfs helpers in every Spark session dbt opens.
+"""dbt plugin that registers the cdc_udfs helpers in the Spark sessions dbt opens, when a
+statement first needs them.
 
 dbt imports every installed module whose name starts with `dbt_` and instantiates the
 `plugins` it lists when it loads a project (dbt.plugins.manager; an experimental interface of
-dbt-core). dbt-spark's `session` method (the `local` and `connect` profiles) gets its session
-from `SparkSession.builder.getOrCreate()` before each statement; the plugin wraps that call so
-that each session gets the helpers once, before its first statement. So a plain `dbt run`
+dbt-core). dbt-spark's `session` method (the `local` and `connect` profiles) runs each
+statement through `Cursor.execute`, which gets its session from
+`SparkSession.builder.enableHiveSupport()` with the profile's server-side parameters. The plugin
+wraps that method: before a statement that names a helper (a model that decodes geometry, or
+the check `cdc_require_helpers`), it registers the helpers in that same session, once. A dbt
+invocation that names none never imports pandas nor registers anything. So a plain `dbt run`
 reaches them with no wrapper command. The `thrift` profile talks to a server that dbt does not
-create: see the README for registering the helpers there.
+create: see python_udfs/README.md.
 """
 
 from __future__ import annotations
@@ -14,36 +18,45 @@ from __future__ import annotations
 from typing import Any
 
 from dbt.plugins.manager import dbtPlugin
-from pyspark.sql.session import SparkSession
 
-from cdc_udfs import register_helpers
+from cdc_udfs import HELPER_NAMES
 
 _MARK = "_cdc_helpers_registered"
 
 
-def install_session_hook() -> None:
-    """Wraps SparkSession.Builder.getOrCreate (once per process) to register the helpers."""
-    builder_class: Any = SparkSession.Builder
-    original = builder_class.getOrCreate
+def install_statement_hook() -> None:
+    """Wraps dbt-spark's session Cursor.execute (once per process) to register the helpers in
+    the statement's session before the first statement that names one."""
+    from dbt.adapters.spark.session import Cursor
+    from pyspark.sql import SparkSession
+
+    original = Cursor.execute
     if getattr(original, _MARK, False):
         return
 
-    def get_or_create(self: Any) -> SparkSession:
-        session = original(self)
-        if not getattr(session, _MARK, False):
-            register_helpers(session)
-            setattr(session, _MARK, True)
-        return session
+    def execute(self: Any, sql: str, *parameters: Any) -> None:
+        if any(name in sql for name in HELPER_NAMES):
+            # the session the statement runs in: dbt-spark's own builder and parameters
+            builder = SparkSession.builder.enableHiveSupport()
+            for parameter, value in self.server_side_parameters.items():
+                builder = builder.config(parameter, value)
+            session = builder.getOrCreate()
+            if not getattr(session, _MARK, False):
+                from cdc_udfs.registration import register_helpers
 
-    setattr(get_or_create, _MARK, True)
-    builder_class.getOrCreate = get_or_create
+                register_helpers(session)
+                setattr(session, _MARK, True)
+        original(self, sql, *parameters)
+
+    setattr(execute, _MARK, True)
+    Cursor.execute = execute  # type: ignore[method-assign]
 
 
 class CdcHelpersPlugin(dbtPlugin):
-    """Installs the session hook when dbt loads the project."""
+    """Installs the statement hook when dbt loads the project."""
 
     def initialize(self) -> None:
-        install_session_hook()
+        install_statement_hook()
 
 
 plugins = [CdcHelpersPlugin]
