@@ -233,6 +233,12 @@ def land_kafka_records(
     pq.write_table(table, target / file_name)
 
 
+def corpus_messages(path: Path) -> list[str]:
+    """The JSON messages of a corpus file, one per line, without the licence comment that opens
+    the Paimon files (test_corpus lands that too, to see it quarantined)."""
+    return [line for line in path.read_text().splitlines() if line.startswith("{")]
+
+
 def sample_files(folder: str) -> list[Path]:
     """The bundled sample landing files of one landing folder (hidden files excluded)."""
     return sorted(path for path in (SAMPLE_LANDING / folder).iterdir() if not path.name.startswith("."))

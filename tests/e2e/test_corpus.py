@@ -42,7 +42,15 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
-from conftest import SHARED_DIR, Dbt, land_files, land_kafka_records, rows_as_text, table_rows
+from conftest import (
+    SHARED_DIR,
+    Dbt,
+    corpus_messages,
+    land_files,
+    land_kafka_records,
+    rows_as_text,
+    table_rows,
+)
 
 SCHEMA = "it_corpus"
 CORPUS = SHARED_DIR / "corpus" / "debezium-json"
@@ -52,7 +60,7 @@ CDC = ["_cdc.operation", "_cdc.change_sequence"]
 
 def _payload_line(file_name: str) -> str:
     """The one JSON message of a Paimon null-value file (after its licence comment)."""
-    return next(line for line in (CORPUS / file_name).read_text().splitlines() if line.startswith("{"))
+    return corpus_messages(CORPUS / file_name)[0]
 
 
 @pytest.fixture(scope="module")

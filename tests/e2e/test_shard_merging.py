@@ -19,9 +19,10 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
-from conftest import SHARED_DIR, Dbt, land_kafka_records, table_rows
+from conftest import SHARED_DIR, Dbt, corpus_messages, land_kafka_records, table_rows
 
 SCHEMA = "it_shards"
+CANAL_CORPUS = SHARED_DIR / "corpus" / "canal-json"
 EVENT_FILES = [
     "paimon-canal-event-row.txt",
     "paimon-canal-event-insert.txt",
@@ -31,16 +32,10 @@ EVENT_FILES = [
 COLUMNS = ["pt", "_id", "v1", "v2", "v3", "hex(v4)", "v5"]
 
 
-def _messages(file_name: str) -> list[str]:
-    """The JSON messages of one Paimon file (its licence comment left out: test_corpus lands those)."""
-    text = (SHARED_DIR / "corpus" / "canal-json" / file_name).read_text()
-    return [line for line in text.splitlines() if line.startswith("{")]
-
-
 @pytest.fixture(scope="module")
 def shards_build(dbt: Dbt, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
     landing_root = Path(tmp_path_factory.mktemp("shards")) / "landing"
-    messages = [message for file_name in EVENT_FILES for message in _messages(file_name)]
+    messages = [message for file_name in EVENT_FILES for message in corpus_messages(CANAL_CORPUS / file_name)]
     renamed = [
         message.replace('"database":"paimon_sync_table"', '"database":"paimon_shards"')
         for message in messages
