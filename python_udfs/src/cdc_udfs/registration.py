@@ -7,6 +7,7 @@ import pandas as pd
 from pyspark.sql import SparkSession
 from pyspark.sql.functions import pandas_udf
 
+from cdc_udfs.dts_avro import file_records_json, record_json
 from cdc_udfs.geometry import WkbError, geojson_from_wkb
 
 
@@ -27,7 +28,24 @@ def geojson_from_wkb_batch(wkb: pd.Series, srid: pd.Series) -> pd.Series:
     )
 
 
+def dts_avro_record_json_batch(values: pd.Series) -> pd.Series:
+    """cdc_dts_avro_record_json over one Arrow batch: each Kafka value (one DTS Avro Record) as
+    the flavour's JSON text; an error object for bytes that are not one Record."""
+    return pd.Series([record_json(value) for value in values], dtype=object)
+
+
+def dts_avro_file_records_batch(contents: pd.Series) -> pd.Series:
+    """cdc_dts_avro_file_records over one Arrow batch: each SDK file's records as JSON texts."""
+    return pd.Series([file_records_json(content) for content in contents], dtype=object)
+
+
 def register_helpers(spark: SparkSession) -> None:
     """Registers every helper in `spark` (a classic or a Spark Connect session) as a temporary
     function. The UDFs are created here, not at import, so that they take the session's kind."""
-    spark.udf.register("cdc_geojson_from_wkb", pandas_udf(geojson_from_wkb_batch, returnType="string"))  # type: ignore[call-overload]
+    helpers = {
+        "cdc_geojson_from_wkb": pandas_udf(geojson_from_wkb_batch, returnType="string"),  # type: ignore[call-overload]
+        "cdc_dts_avro_record_json": pandas_udf(dts_avro_record_json_batch, returnType="string"),  # type: ignore[call-overload]
+        "cdc_dts_avro_file_records": pandas_udf(dts_avro_file_records_batch, returnType="array<string>"),  # type: ignore[call-overload]
+    }
+    for name, helper in helpers.items():
+        spark.udf.register(name, helper)
