@@ -67,7 +67,7 @@
 
 {% macro _landing_settings(source_node) %}
     {% set landing = source_node.meta.get('landing') %}
-    {% set shapes = ['json_lines', 'kafka_records'] %}
+    {% set shapes = ['json_lines', 'kafka_records', 'binary_files'] %}
     {% if landing.get('shape') not in shapes %}
         {{ exceptions.raise_compiler_error(
             "source " ~ source_node.source_name ~ "." ~ source_node.name ~ ": meta.landing.shape is '"
@@ -90,6 +90,18 @@
         create table if not exists {{ relation }} (value string)
         using text
         options (wholetext 'true', recursiveFileLookup 'true')
+        location '{{ location }}'
+    {% elif shape == 'binary_files' %}
+        {#- One row per file, its bytes whole (records one after another, no framing: the
+            flavour's decoder splits them). -#}
+        create table if not exists {{ relation }} (
+            path string,
+            modificationTime timestamp,
+            length bigint,
+            content binary
+        )
+        using binaryFile
+        options (recursiveFileLookup 'true')
         location '{{ location }}'
     {% else %}
         {#- The schema Spark's Kafka source writes (key and value as bytes). -#}

@@ -54,26 +54,73 @@
 {% endmacro %}
 
 
-{% macro landed_kafka_records(landing_relation) %}
-    {#- One raw record per Kafka record (Spark's Kafka source schema, key and value as UTF-8 JSON). -#}
+{% macro landed_kafka_records(landing_relation, value_format='json') %}
+    {#-
+        One raw record per Kafka record (Spark's Kafka source schema, key as UTF-8 text). The
+        value is UTF-8 JSON, or with value_format dts_avro one DTS Avro Record, which the
+        python_udfs helper cdc_dts_avro_record_json turns into JSON text.
+    -#}
+    {%- set value_text = 'cdc_dts_avro_record_json(landed_records.value)' if value_format == 'dts_avro' else 'cast(landed_records.value as string)' %}
     select
         '{{ landing_relation.identifier }}' as landing_table,
         landed_records._metadata.file_path as landing_file,
         landed_records._metadata.file_modification_time as landed_at,
         cast(landed_records._metadata.row_index + 1 as bigint) as landing_position,
-        cast(landed_records.value as string) as record_value,
+        {{ value_text }} as record_value,
         cast(landed_records.key as string) as record_key,
         landed_records.topic as kafka_topic,
         landed_records.`partition` as kafka_partition,
         landed_records.`offset` as kafka_offset,
         landed_records.`timestamp` as kafka_timestamp,
+        {#- the decoder's JSON is valid UTF-8 and shallow: only the key is checked then -#}
         {{ cdc_unreadable_reason(
-            'cast(landed_records.value as string)', 'cast(landed_records.key as string)',
+            'cast(null as string)' if value_format == 'dts_avro' else value_text,
+            'cast(landed_records.key as string)',
         ) }} as unreadable_reason
     from {{ landing_relation }} as landed_records
     where
         true
         {{ _cdc_new_landing_files(landing_relation, 'landed_records') }}
+{% endmacro %}
+
+
+{% macro landed_binary_files(landing_relation, value_format) %}
+    {#-
+        One raw record per record of every binary file, in file order (landing_position is the
+        record's place in its file, from 1). Records of a binary file have no framing, so only
+        a format whose decoder splits them can be read this way: dts_avro (the DTS SDK's files,
+        split and decoded by the python_udfs helper cdc_dts_avro_file_records).
+    -#}
+    {%- if value_format != 'dts_avro' -%}
+        {{ exceptions.raise_compiler_error(
+            "landing " ~ landing_relation.identifier ~ " has shape binary_files, which only value_format dts_avro can read; the staging model asked for '"
+            ~ value_format ~ "'"
+        ) }}
+    {%- endif %}
+    select
+        '{{ landing_relation.identifier }}' as landing_table,
+        file_records.landing_file,
+        file_records.landed_at,
+        cast(file_records.record_index + 1 as bigint) as landing_position,
+        file_records.record_text as record_value,
+        cast(null as string) as record_key,
+        cast(null as string) as kafka_topic,
+        cast(null as int) as kafka_partition,
+        cast(null as bigint) as kafka_offset,
+        cast(null as timestamp) as kafka_timestamp,
+        cast(null as string) as unreadable_reason
+    from (
+        select
+            landed_files._metadata.file_path as landing_file,
+            landed_files._metadata.file_modification_time as landed_at,
+            split_records.record_index,
+            split_records.record_text
+        from {{ landing_relation }} as landed_files
+        lateral view posexplode(cdc_dts_avro_file_records(landed_files.content)) split_records as record_index, record_text
+        where
+            true
+            {{ _cdc_new_landing_files(landing_relation, 'landed_files') | indent(8) }}
+    ) as file_records
 {% endmacro %}
 
 
@@ -193,16 +240,27 @@
 {% endmacro %}
 
 
-{% macro cdc_landed_records(landing_relations) %}
-    {#- The raw records of landing_relations, each read by the reader of its declared shape, as one union. -#}
+{% macro cdc_landed_records(landing_relations, value_format='json') %}
+    {#-
+        The raw records of landing_relations, each read by the reader of its declared shape, as
+        one union. value_format: what a record holds, json (UTF-8 JSON text) or dts_avro (one
+        DTS Avro Record, decoded to JSON text by a python_udfs helper).
+    -#}
+    {%- if value_format not in ['json', 'dts_avro'] -%}
+        {{ exceptions.raise_compiler_error("cdc_landed_records: value_format is '" ~ value_format ~ "', expected json or dts_avro") }}
+    {%- endif -%}
     {%- if landing_relations | length == 0 -%}
         {{ exceptions.raise_compiler_error("cdc_landed_records: no landing relation given, expected at least one source") }}
     {%- endif -%}
-    {%- set readers = {'json_lines': landed_json_lines, 'kafka_records': landed_kafka_records} -%}
+    {%- set readers = {'json_lines': landed_json_lines, 'kafka_records': landed_kafka_records, 'binary_files': landed_binary_files} -%}
     {%- for landing_relation in landing_relations %}
     {#- (not executing, every landing reads as json_lines, which is what _cdc_landing_shape says then; asked
         only when executing, because sqlfluff's templater lets a same-file macro's return escape its caller) #}
-    {{ readers[_cdc_landing_shape(landing_relation) if execute else 'json_lines'](landing_relation) }}
+    {%- set shape = _cdc_landing_shape(landing_relation) if execute else 'json_lines' %}
+    {%- if execute and shape == 'json_lines' and value_format != 'json' -%}
+        {{ exceptions.raise_compiler_error("landing " ~ landing_relation.identifier ~ " has shape json_lines, which holds JSON text; the staging model reads " ~ value_format) }}
+    {%- endif %}
+    {{ readers[shape](landing_relation) if shape == 'json_lines' else readers[shape](landing_relation, value_format) }}
     {%- if not loop.last %}
     union all
     {%- endif %}
@@ -273,7 +331,10 @@
     {% endif %}
     {% set landing = cdc_landing_settings(landing_relation) %}
     {% if landing is none %}
-        {{ return('kafka_records' if landing_relation.identifier.endswith('kafka_records') else 'json_lines') }}
+        {% for shape in ['kafka_records', 'binary_files'] if landing_relation.identifier.endswith(shape) %}
+            {{ return(shape) }}
+        {% endfor %}
+        {{ return('json_lines') }}
     {% endif %}
     {{ return(landing.shape) }}
 {% endmacro %}

@@ -30,6 +30,12 @@ landed_records as (
         landed_files._metadata.file_path as landing_file,
         size(filter(split(landed_files.value, '\r?\n'), line -> line rlike '\\S')) as landed_count
     from {{ landing_source }} as landed_files
+    {%- elif _cdc_landing_shape(landing_source) == 'binary_files' %}
+    {#- records with no framing: as many as the decoder splits the file into (DTS Avro) #}
+    select
+        landed_files._metadata.file_path as landing_file,
+        size(cdc_dts_avro_file_records(landed_files.content)) as landed_count
+    from {{ landing_source }} as landed_files
     {%- else %}
     select
         landed_rows._metadata.file_path as landing_file,
