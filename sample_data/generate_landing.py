@@ -17,6 +17,8 @@ Landing layout (<flavour>/<landing shape>/):
     canal_json/kafka_records/    empty (.gitkeep)
     shareplex_json/json_lines/   CL_BIZ1.MIO_LOG (Oracle through SharePlex and Alibaba DTS, Shareplex JSON)
     shareplex_json/kafka_records/ empty (.gitkeep)
+    dts_avro/kafka_records/      crm.contacts (MySQL through Alibaba DTS, DTS Avro; dts_avro_records.py)
+    dts_avro/binary_files/       crm.contacts, the DTS SDK's binary file of records
 
 Run with the project venv: .venv/bin/python sample_data/generate_landing.py
 """
@@ -33,6 +35,7 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+from dts_avro_records import write_dts_avro
 
 Json = dict[str, Any]
 
@@ -1767,6 +1770,7 @@ def main() -> None:
     write_gitkeep(LANDING / "canal_json" / "kafka_records")
     write_mio_log(LANDING / "shareplex_json" / "json_lines")
     write_gitkeep(LANDING / "shareplex_json" / "kafka_records")
+    write_dts_avro(LANDING, KAFKA_RECORD_SCHEMA)
 
     for path in sorted(LANDING.rglob("*")):
         if path.is_file():

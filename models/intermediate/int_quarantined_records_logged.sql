@@ -24,7 +24,12 @@ unparsed_records as (
         staged_quarantined_records.flavour,
         'staging' as quarantined_at,
         staged_quarantined_records.outcome_reason as reason_code,
-        cast(null as string) as reason_detail,
+        {#- a decoder's own error (DTS Avro: the Avro error or the value that did not decode) -#}
+        if(
+            staged_quarantined_records.outcome_reason in ('invalid_avro', 'undecodable_value'),
+            get_json_object(staged_quarantined_records.raw_value, '$.error'),
+            null
+        ) as reason_detail,
         staged_quarantined_records.source_database,
         staged_quarantined_records.source_schema,
         staged_quarantined_records.source_table,

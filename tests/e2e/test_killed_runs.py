@@ -36,7 +36,7 @@ MODELS = [
 COMPARED = {
     "staging": [
         f"stg_{flavour}__records"
-        for flavour in ("debezium", "arcion_kafka", "mrs_cdl", "canal_json", "shareplex_json")
+        for flavour in ("debezium", "arcion_kafka", "mrs_cdl", "canal_json", "shareplex_json", "dts_avro")
     ],
     "intermediate": ["int_quarantined_records_logged", "int_control_records_logged"],
     "marts": [
@@ -47,6 +47,7 @@ COMPARED = {
         "cdl__ct_pg2hudi",
         "shop__products",
         "billing__mio_log",
+        "crm__contacts",
     ],
 }
 

@@ -21,7 +21,7 @@ def sample_build(dbt: Dbt, tmp_path_factory: pytest.TempPathFactory) -> str:
     landing_root = tmp_path_factory.mktemp("sample") / "landing"
     shutil.copytree(SAMPLE_LANDING, landing_root)
     result = dbt.run("build", "--exclude", "test_type:unit", schema=SCHEMA, landing_root=Path(landing_root))
-    assert "WARN 4 cdc_quarantine_is_small" in result.stdout, "the 4 bad sample records warn"
+    assert "WARN 7 cdc_quarantine_is_small" in result.stdout, "the 7 bad sample records warn"
     assert (
         "Current-state table shop__orders: 1 change(s) of this run rejected (uncastable_value,"
         " in int_change_rejections_logged): customer_id (string, declared int)."
@@ -263,17 +263,115 @@ def test_dts_shareplex_partial_updates_key_change_and_truncate(
     ]
 
 
+def test_dts_avro_contacts_every_union_branch_charsets_and_a_key_change(
+    spark: SparkSession, sample_build: str
+) -> None:
+    """DTS Avro from Kafka records and an SDK binary file: each union branch typed to its
+    declared column (gbk and latin1 text, an unsigned BIGINT, a zoned timestamp in UTC, MySQL
+    geometry as GeoJSON); an EmptyObject NONE leaves nickname as it was (1 keeps 'ally'; the key
+    change 2 -> 20 moves the whole row with it), EmptyObject NULL makes bio null; 4 is inserted
+    then deleted; the redelivered record 105 changes nothing; the record id orders."""
+    columns = [
+        "id",
+        "full_name",
+        "name_gbk",
+        "city",
+        "balance",
+        "score",
+        "created_at",
+        "birth_date",
+        "wake_time",
+        "updated_at",
+        "signup_year",
+        "last_login_at",
+        "photo",
+        "bio",
+        "home_wkt",
+        "home",
+        "nickname",
+        "visits",
+        *CDC,
+    ]
+    same_in_both = (
+        "0.1",
+        "2024-03-01 08:00:00.123456",
+        "1990-02-28",
+        "06:30:05.250000",
+        "2024-03-01 08:59:59.999999",
+        "2019",
+        "2024-03-01 09:00:00",
+        "000102FEFF",
+    )
+    home = ("POINT(8.54 47.37)", '{"coordinates":[8.54,47.37],"type":"Point","srid":4326}')
+    rows = table_rows(spark, sample_build, "crm__contacts", columns, ["id"])
+    assert rows == [
+        (
+            "1",
+            "Zoë Lefèvre 1",
+            "张伟",
+            "Zürich",
+            "250.75",
+            *same_in_both,
+            None,
+            *home,
+            "ally",
+            "18446744073709551615",
+            "update",
+            "[105]",
+            "2024-03-01 09:00:05",
+        ),
+        (
+            "20",
+            "Zoë Lefèvre 20",
+            "张伟",
+            "Göteborg",
+            "100.50",
+            *same_in_both,
+            'Likes "quotes", commas, and\nnew lines',
+            *home,
+            "bobby",
+            "18446744073709551615",
+            "update",
+            "[108]",
+            "2024-03-01 09:00:08",
+        ),
+    ]
+
+
 def test_quarantine_says_why(spark: SparkSession, sample_build: str) -> None:
     assert rows_as_text(
         spark,
         f"select reason_code, quarantined_at, reason_detail, element_at(split(landing_file, '/'), -1),"
         f" landing_position from {sample_build}_intermediate.int_quarantined_records_logged"
-        " order by landing_position",
+        " order by flavour, landing_file, landing_position",
     ) == [
         ("invalid_json", "staging", None, "orders-0003-bad.jsonl", "1"),
         ("unknown_operation", "staging", None, "orders-0003-bad.jsonl", "2"),
         ("unknown_table", "routing", "shop.public.audit_log", "orders-0003-bad.jsonl", "3"),
         ("uncastable_value", "routing", "customer_id (string, declared int)", "orders-0003-bad.jsonl", "4"),
+        (
+            "invalid_avro",
+            "staging",
+            "not a DTS Avro Record at byte 3053: EOFError: Expected 15 bytes, read 12"
+            " (the record from byte 2779; the 274 bytes from there are kept)",
+            "crm-0001.dtsavro",
+            "5",
+        ),
+        (
+            "invalid_avro",
+            "staging",
+            "Kafka schema: not a DTS Avro Record at byte 27: EOFError: Expected -56 bytes, read 23;"
+            " SDK schema: not a DTS Avro Record at byte 27: EOFError: Expected -56 bytes, read 23",
+            "dts.crm+0+0000000000.parquet",
+            "7",
+        ),
+        (
+            "undecodable_value",
+            "staging",
+            "column name_gbk: bytes are not gbk text (illegal multibyte sequence at byte 0)",
+            "dts.crm+0+0000000000.parquet",
+            "9",
+        ),
     ]
 
 
@@ -283,14 +381,24 @@ def test_control_records_are_logged_not_applied(spark: SparkSession, sample_buil
         f"select control_kind, flavour, count(*) from {sample_build}_intermediate.int_control_records_logged"
         " group by control_kind, flavour order by control_kind, flavour",
     ) == [
+        ("heartbeat", "dts_avro", "1"),
         ("heartbeat", "mrs_cdl", "1"),
         ("schema_change", "canal_json", "1"),
+        ("schema_change", "dts_avro", "1"),
         ("schema_change", "shareplex_json", "1"),
         ("tombstone", "arcion_kafka", "2"),
         ("tombstone", "debezium", "1"),
         ("transaction_boundary", "debezium", "2"),
+        ("transaction_boundary", "dts_avro", "2"),
         ("update_before_image", "shareplex_json", "1"),
     ]
+    assert rows_as_text(
+        spark,
+        f"select get_json_object(raw_value, '$.imagesText') from {sample_build}_intermediate.int_control_records_logged"
+        " where flavour = 'dts_avro' and control_kind = 'schema_change'",
+    ) == [("ALTER TABLE `crm`.`contacts` ADD COLUMN `referrer` varchar(64) NULL",)], (
+        "DDL is logged with its text"
+    )
 
 
 def test_every_raw_record_is_accounted_for(spark: SparkSession, sample_build: str) -> None:
@@ -300,7 +408,7 @@ def test_every_raw_record_is_accounted_for(spark: SparkSession, sample_build: st
         + " union all ".join(
             f"select flavour, record_outcome, raw_record_id"
             f" from {sample_build}_staging.stg_{flavour}__records"
-            for flavour in ("debezium", "arcion_kafka", "mrs_cdl", "canal_json", "shareplex_json")
+            for flavour in ("debezium", "arcion_kafka", "mrs_cdl", "canal_json", "shareplex_json", "dts_avro")
         )
         + ") group by flavour, record_outcome order by flavour, record_outcome",
     )
@@ -312,9 +420,12 @@ def test_every_raw_record_is_accounted_for(spark: SparkSession, sample_build: st
         ("debezium", "change", "23"),
         ("debezium", "control", "3"),
         ("debezium", "quarantined", "2"),
+        ("dts_avro", "change", "7"),
+        ("dts_avro", "control", "4"),
+        ("dts_avro", "quarantined", "3"),
         ("mrs_cdl", "change", "7"),
         ("mrs_cdl", "control", "1"),
         ("shareplex_json", "change", "15"),
         ("shareplex_json", "control", "2"),
     ]
-    assert sum(int(count or 0) for *_, count in outcomes) == 73, "73 raw records landed"
+    assert sum(int(count or 0) for *_, count in outcomes) == 87, "87 raw records landed (14 of them DTS Avro)"
