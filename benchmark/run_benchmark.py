@@ -2,7 +2,9 @@
 
 1. Generates the workload once with ../shared/peers/gen_workload.py (seeded; --flavour
    debezium (default) or canal (DTS Canal JSON, multi-row messages, landed in the project's
-   canal_json/json_lines landing, declared `canal: dts`); MySQL table inventory.products, 1%
+   canal_json/json_lines landing, declared `canal: dts`), or dts_avro (the Debezium workload's
+   changes as Alibaba DTS Avro Records in Kafka records, dts_avro_workload.py; the peers fold the
+   same changes as Debezium JSON lines); MySQL table inventory.products, 1%
    late and 1% redelivered messages, 10% deletes): --events row
    changes for the full build plus 11% more, in batches of 1% (batch files batch-000...).
 2. Runs the peers on the full build's files (the first 100 batches): the hand-written PySpark
@@ -189,6 +191,8 @@ def result_fields(output: str, tool: str) -> dict[str, str]:
 FLAVOURS = {
     "debezium": ("debezium", "debezium/json_lines", "stg_debezium__records"),
     "canal": ("canal", "canal_json/json_lines", "stg_canal_json__records"),
+    # the same logical workload, landed as DTS Avro Kafka records (the peers read its Debezium JSON)
+    "dts_avro": ("debezium", "dts_avro/kafka_records", "stg_dts_avro__records"),
 }
 
 
@@ -269,13 +273,21 @@ def row_events(line: bytes) -> int:
 
 
 def land(batch_files: list[Path], landing: Path) -> int:
-    """Copies batch files into the landing folder as newly landed; returns their row events."""
+    """Copies batch files into the landing folder as newly landed (a DTS Avro landing gets each
+    batch as one Parquet file of Kafka records, converted first); returns their row events."""
     landing.mkdir(parents=True, exist_ok=True)
     lines = 0
     for path in batch_files:
-        target = landing / path.name
-        shutil.copyfile(path, target)
-        os.utime(target)
+        if landing.parts[-2:] == ("dts_avro", "kafka_records"):
+            from dts_avro_workload import write_batch
+
+            converted = landing.parent / "converting" / f"{path.stem}.parquet"
+            land.next_offset = write_batch(path, converted, getattr(land, "next_offset", 0))  # type: ignore[attr-defined]
+            converted.rename(landing / converted.name)
+        else:
+            target = landing / path.name
+            shutil.copyfile(path, target)
+            os.utime(target)
         with path.open("rb") as f:
             lines += sum(row_events(line) for line in f if line.strip())
     return lines
@@ -403,8 +415,12 @@ def summary(report: dict[str, Any]) -> str:
     floor_eps = floor["events"] / floor["timed_s"]
     lines = [
         f"Workload: {report['events']} events for the full build over {report['keys']} keys "
-        f"({report['flavour']} JSON lines), "
-        f"then +10%, +1%, nothing. Machine load before: {report['load_average']}.",
+        + (
+            "(Alibaba DTS Avro Records in Kafka records; the peers fold the same changes as Debezium JSON lines), "
+            if report["flavour"] == "dts_avro"
+            else f"({report['flavour']} JSON lines), "
+        )
+        + f"then +10%, +1%, nothing. Machine load before: {report['load_average']}.",
         "",
         "| run | events | project models s | project wall s | events/s (models) | x hand fold | x from_json floor "
         "| incremental / full (models) | CPU s | JVM peak RSS MiB |",
