@@ -480,6 +480,7 @@ def main(argv: list[str] | None = None) -> int:
     full_batches = 100
     total_batches = full_batches + full_batches // 10 + 1
     print(f"work folder {work}", flush=True)
+    peer_flavour, landing_folder, staging_model = FLAVOURS[args.flavour]
     subprocess.run(
         [
             str(VENV_PYTHON),
@@ -491,13 +492,12 @@ def main(argv: list[str] | None = None) -> int:
             "--batches",
             str(total_batches),
             "--flavour",
-            args.flavour,
+            peer_flavour,
             "--out",
             str(work / "generated"),
         ],
         check=True,
     )
-    peer_flavour, landing_folder, staging_model = FLAVOURS[args.flavour]
     batches = sorted((work / "generated" / peer_flavour).glob("batch-*.jsonl"))
     peer_data = work / "peers" / peer_flavour
     peer_data.mkdir(parents=True)
