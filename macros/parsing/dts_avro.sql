@@ -41,7 +41,7 @@
         the python_udfs decoder), canonical change records out (cdc_record_columns), one row per
         record.
     -#}
-    {%- set r = 'classified_records' -%}
+    {%- set r = 'imaged_records' -%}
     {%- set m = r ~ '.message' -%}
     {%- set name_parts = 'split(' ~ m ~ ".objectName, '[.]')" -%}
     {%- set fields = {
@@ -51,8 +51,8 @@
         'source_table': 'element_at(' ~ name_parts ~ ', -1)',
         'operation': r ~ '.operation',
         'key_image': 'cast(null as map<string, variant>)',
-        'before_image': 'if(' ~ r ~ ".operation in ('update', 'delete'), " ~ _dts_avro_image(m ~ '.beforeImages', m ~ '.fields') ~ ', null)',
-        'after_image': 'if(' ~ r ~ ".operation in ('insert', 'update'), " ~ _dts_avro_image(m ~ '.afterImages', m ~ '.fields') ~ ', null)',
+        'before_image': r ~ '.before_image',
+        'after_image': r ~ '.after_image',
         'field_schemas': _dts_avro_field_schemas(m ~ '.fields'),
         'change_sequence': 'array(' ~ m ~ '.id)',
         'commit_timestamp': cdc_timestamp_from_epoch(m ~ '.sourceTimestamp', 'seconds'),
@@ -79,11 +79,28 @@
             operations.*,
             {{ dts_avro_classification('operations.message', 'operations.operation') }} as classification
         from operations
+    ),
+
+    {#- the images of changes, built once (a map expression repeated in the columns below would be built per use) #}
+    imaged_records as (
+        select
+            classified_records.*,
+            if(
+                classified_records.classification.outcome = 'change' and classified_records.operation in ('update', 'delete'),
+                {{ _dts_avro_image('classified_records.message.beforeImages', 'classified_records.message.fields') | indent(16) }},
+                null
+            ) as before_image,
+            if(
+                classified_records.classification.outcome = 'change' and classified_records.operation in ('insert', 'update'),
+                {{ _dts_avro_image('classified_records.message.afterImages', 'classified_records.message.fields') | indent(16) }},
+                null
+            ) as after_image
+        from classified_records
     )
 
     select
         {{ cdc_record_columns(fields, flavour, r) }}
-    from classified_records
+    from imaged_records
 {% endmacro %}
 
 
