@@ -41,7 +41,7 @@ KAFKA_RECORD_SCHEMA = pa.schema(
 )
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
@@ -51,7 +51,7 @@ def _free_port() -> int:
 def spark_remote() -> Iterator[str]:
     """A Spark Connect server on a fresh warehouse and metastore, for the whole session."""
     shutil.rmtree(STATE_DIR, ignore_errors=True)
-    port = _free_port()
+    port = free_port()
     env = os.environ | {"CDC_SPARK_STATE_DIR": str(STATE_DIR), "CDC_CONNECT_PORT": str(port)}
     subprocess.run([str(PROJECT_DIR / "bin" / "spark-connect-server"), "start"], env=env, check=True)
     try:
@@ -82,13 +82,21 @@ class Dbt:
         extra_vars: dict[str, Any] | None = None,
         in_process_state_dir: Path | None = None,
         project_dir: Path = PROJECT_DIR,
+        thrift_port: int | None = None,
     ) -> tuple[list[str], dict[str, str]]:
-        """The dbt command line and environment: through the Connect server, or with Spark in
+        """The dbt command line and environment: through the Connect server, with Spark in
         the dbt process (the `local` target, as bin/demo runs) on its own warehouse when
-        in_process_state_dir is given."""
+        in_process_state_dir is given, or through a Spark Thrift Server on 127.0.0.1 (the
+        `cluster` target) when thrift_port is given."""
         target = {"CDC_TARGET": "connect", "SPARK_REMOTE": self.spark_remote}
         if in_process_state_dir is not None:
             target = {"CDC_TARGET": "local", "CDC_SPARK_STATE_DIR": str(in_process_state_dir)}
+        if thrift_port is not None:
+            target = {
+                "CDC_TARGET": "cluster",
+                "CDC_THRIFT_HOST": "127.0.0.1",
+                "CDC_THRIFT_PORT": str(thrift_port),
+            }
         # PySpark marks this process as a Connect client (SPARK_CONNECT_MODE_ENABLED) once a
         # test opened a session; dbt must not inherit that when it runs Spark in-process.
         inherited = {
@@ -121,6 +129,7 @@ class Dbt:
         check: bool = True,
         in_process_state_dir: Path | None = None,
         project_dir: Path = PROJECT_DIR,
+        thrift_port: int | None = None,
     ) -> subprocess.CompletedProcess[str]:
         """Runs dbt to its end (see invocation); fails the test when dbt fails and check is set."""
         command, env = self.invocation(
@@ -130,6 +139,7 @@ class Dbt:
             extra_vars=extra_vars,
             in_process_state_dir=in_process_state_dir,
             project_dir=project_dir,
+            thrift_port=thrift_port,
         )
         result = subprocess.run(command, cwd=project_dir, env=env, capture_output=True, text=True)
         if check and result.returncode != 0:

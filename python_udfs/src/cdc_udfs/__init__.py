@@ -8,7 +8,8 @@ vectorised Spark function (pandas UDF) under a SQL name that models call:
     cdc_dts_avro_file_records(content binary) -> array<string>    (cdc_udfs.dts_avro)
 
 `cdc_udfs.registration.register_helpers(spark)` registers them in one session; the dbt plugin
-in dbt_cdc_udfs calls it when a statement of a dbt session first names one of HELPER_NAMES.
+in dbt_cdc_udfs calls it when a statement of a dbt session first names one of HELPER_NAMES, and
+`python -m cdc_udfs.thrift_server` starts a Spark Thrift Server whose session has them.
 This module imports nothing heavy, so that loading the plugin costs nothing.
 """
 
