@@ -18,19 +18,10 @@
         Debezium lines: 2.0 s against 6.7 s for the pattern CR?LF).
     -#}
     select
-        '{{ landing_relation.identifier }}' as landing_table,
-        file_lines.landing_file,
-        file_lines.landed_at,
-        cast(file_lines.line_index + 1 as bigint) as landing_position,
-        file_lines.line as record_value,
-        cast(null as string) as record_key,
-        cast(null as string) as kafka_topic,
-        cast(null as int) as kafka_partition,
-        cast(null as bigint) as kafka_offset,
-        cast(null as timestamp) as kafka_timestamp,
+        {{ _cdc_file_record_columns(landing_relation, 'file_lines', 'line_index', 'line') | indent(4) }}
         {#- Splitting a file into lines replaces bytes that are not UTF-8 by U+FFFD (Spark
             splits Java strings), so a line is unreadable when it holds U+FFFD and its file is
-            not valid UTF-8 (checked only for such lines: the file is one long string). -#}
+            not valid UTF-8 (checked only for such lines: the file is one long string). #}
         {{ cdc_unreadable_reason(
             'file_lines.line',
             'cast(null as string)',
@@ -98,16 +89,7 @@
         ) }}
     {%- endif %}
     select
-        '{{ landing_relation.identifier }}' as landing_table,
-        file_records.landing_file,
-        file_records.landed_at,
-        cast(file_records.record_index + 1 as bigint) as landing_position,
-        file_records.record_text as record_value,
-        cast(null as string) as record_key,
-        cast(null as string) as kafka_topic,
-        cast(null as int) as kafka_partition,
-        cast(null as bigint) as kafka_offset,
-        cast(null as timestamp) as kafka_timestamp,
+        {{ _cdc_file_record_columns(landing_relation, 'file_records', 'record_index', 'record_text') | indent(4) }}
         cast(null as string) as unreadable_reason
     from (
         select
@@ -122,6 +104,22 @@
             {{ _cdc_new_landing_files(landing_relation, 'landed_files') | indent(8) }}
     ) as file_records
 {% endmacro %}
+
+
+{% macro _cdc_file_record_columns(landing_relation, relation_alias, index_column, value_column) -%}
+    {#- The landed-record columns of a record split out of a file (a line, a binary record): its
+        place in the file from 1, no Kafka coordinates. Ends with a comma: unreadable_reason follows. -#}
+    '{{ landing_relation.identifier }}' as landing_table,
+    {{ relation_alias }}.landing_file,
+    {{ relation_alias }}.landed_at,
+    cast({{ relation_alias }}.{{ index_column }} + 1 as bigint) as landing_position,
+    {{ relation_alias }}.{{ value_column }} as record_value,
+    cast(null as string) as record_key,
+    cast(null as string) as kafka_topic,
+    cast(null as int) as kafka_partition,
+    cast(null as bigint) as kafka_offset,
+    cast(null as timestamp) as kafka_timestamp,
+{%- endmacro %}
 
 
 {% macro cdc_unreadable_reason(value_expr, key_expr, value_is_utf8=none) -%}
