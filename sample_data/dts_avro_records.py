@@ -132,7 +132,9 @@ def record(
         "objectName": object_name,
         "processTimestamps": None,
         "tags": {"thread_id": "7"},
-        "fields": [{"name": name, "dataTypeNumber": number} for name, number in FIELDS] if fields == "columns" else fields,
+        "fields": [{"name": name, "dataTypeNumber": number} for name, number in FIELDS]
+        if fields == "columns"
+        else fields,
         "beforeImages": before,
         "afterImages": after,
     }
@@ -148,7 +150,9 @@ def encoded(document: Json, schema_file: str) -> bytes:
     buffer = io.BytesIO()
     schemaless_writer(buffer, schema, document)
     data = buffer.getvalue()
-    read_back = schemaless_reader(io.BytesIO(data), schema, None, return_record_name=True, return_named_type=True)
+    read_back = schemaless_reader(
+        io.BytesIO(data), schema, None, return_record_name=True, return_named_type=True
+    )
     if _comparable(read_back) != _comparable(document):
         raise AssertionError(f"record {document['id']} does not read back as written")
     return data
