@@ -11,6 +11,7 @@
                                                        statement is in the record's imagesText)
       BEGIN, COMMIT, ROLLBACK, ABORT                   control record transaction_boundary
       HEARTBEAT                                        control record heartbeat
+      a Kafka record with no value                     control record tombstone
       CHECKPOINT, COMMAND, FILL, FINISH, CONTROL,
       RDB, NOOP, INIT                                  control record stream_marker
       bytes that are not a Record                      quarantined invalid_avro (the Avro error
@@ -77,7 +78,7 @@
     classified_records as (
         select
             operations.*,
-            {{ dts_avro_classification('operations.message', 'operations.operation') }} as classification
+            {{ dts_avro_classification('operations.message', 'operations.operation', 'operations.record_value') }} as classification
         from operations
     ),
 
@@ -132,13 +133,17 @@
 {%- endmacro %}
 
 
-{% macro dts_avro_classification(message, operation) -%}
+{% macro dts_avro_classification(message, operation, record_value) -%}
     {#-
-        What a decoded DTS Avro record is: a change, a control record, or quarantined with a
-        reason code. `operation` is the expression of dts_avro_operation over the message.
+        What a decoded DTS Avro record is: a change, a control record (a Kafka record with no
+        value is a tombstone, as in every Kafka flavour), or quarantined with a reason code.
+        `operation` is the expression of dts_avro_operation over the message, `record_value`
+        the decoder's JSON text.
     -#}
     {%- set images = [message ~ '.beforeImages', message ~ '.afterImages'] -%}
     case
+        when {{ record_value }} is null
+            then {{ cdc_classification('control', 'tombstone') }}
         when {{ message }}.error_kind = 'avro'
             then {{ cdc_classification('quarantined', 'invalid_avro') }}
         when {{ message }}.error_kind = 'value'
