@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 from fastavro import schemaless_reader, schemaless_writer
 from fastavro.validation import validate
 
-from cdc_udfs.dts_avro import KAFKA_SCHEMA_FILE, SDK_SCHEMA_FILE, record_schema
+from cdc_udfs.dts_avro import KAFKA_SCHEMA_FILE, MYSQL_CHARSETS, SDK_SCHEMA_FILE, record_schema
 
 Json = dict[str, Any]
 NS = "com.alibaba.dts.formats.avro."
@@ -60,7 +60,8 @@ def integer(value: int) -> tuple[str, Json]:
 
 
 def character(text: str, charset: str) -> tuple[str, Json]:
-    codec = {"utf8mb4": "utf-8", "latin1": "cp1252"}.get(charset, charset)
+    """A Character value: the text encoded as the decoder will read it (MySQL charset names)."""
+    codec = MYSQL_CHARSETS.get(charset, charset)
     return (NS + "Character", {"charset": charset, "value": text.encode(codec)})
 
 
