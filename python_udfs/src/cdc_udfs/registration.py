@@ -7,6 +7,7 @@ import pandas as pd
 from pyspark.sql import SparkSession
 from pyspark.sql.functions import pandas_udf
 
+from cdc_udfs import parquet_export
 from cdc_udfs.dts_avro import file_records_json, record_json
 from cdc_udfs.geometry import WkbError, geojson_from_wkb
 
@@ -39,6 +40,12 @@ def dts_avro_file_records_batch(contents: pd.Series) -> pd.Series:
     return pd.Series([file_records_json(content) for content in contents], dtype=object)
 
 
+def parquet_export_file_records_batch(contents: pd.Series) -> pd.Series:
+    """cdc_parquet_export_file_records over one Arrow batch: each hourly export Parquet file's
+    rows as JSON texts, each file with its own schema (null for a null file)."""
+    return pd.Series([parquet_export.file_records_json(content) for content in contents], dtype=object)
+
+
 def register_helpers(spark: SparkSession) -> None:
     """Registers every helper in `spark` (a classic or a Spark Connect session) as a temporary
     function. The UDFs are created here, not at import, so that they take the session's kind."""
@@ -46,6 +53,9 @@ def register_helpers(spark: SparkSession) -> None:
         "cdc_geojson_from_wkb": pandas_udf(geojson_from_wkb_batch, returnType="string"),  # type: ignore[call-overload]
         "cdc_dts_avro_record_json": pandas_udf(dts_avro_record_json_batch, returnType="string"),  # type: ignore[call-overload]
         "cdc_dts_avro_file_records": pandas_udf(dts_avro_file_records_batch, returnType="array<string>"),  # type: ignore[call-overload]
+        "cdc_parquet_export_file_records": pandas_udf(  # type: ignore[call-overload]
+            parquet_export_file_records_batch, returnType="array<string>"
+        ),
     }
     for name, helper in helpers.items():
         spark.udf.register(name, helper)
