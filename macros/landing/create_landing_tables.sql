@@ -67,7 +67,7 @@
 
 {% macro _landing_settings(source_node) %}
     {% set landing = source_node.meta.get('landing') %}
-    {% set shapes = ['json_lines', 'kafka_records', 'binary_files'] %}
+    {% set shapes = ['json_lines', 'csv_files', 'kafka_records', 'binary_files'] %}
     {% if landing.get('shape') not in shapes %}
         {{ exceptions.raise_compiler_error(
             "source " ~ source_node.source_name ~ "." ~ source_node.name ~ ": meta.landing.shape is '"
@@ -85,8 +85,9 @@
 
 
 {% macro _landing_table_ddl(relation, shape, location) %}
-    {% if shape == 'json_lines' %}
-        {#- One row per file (wholetext), so that line numbers are exact and stable. -#}
+    {% if shape in ['json_lines', 'csv_files'] %}
+        {#- One row per file (wholetext), so that line numbers are exact and stable, and a
+            quoted CSV field may hold line breaks. -#}
         create table if not exists {{ relation }} (value string)
         using text
         options (wholetext 'true', recursiveFileLookup 'true')

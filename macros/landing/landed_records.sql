@@ -1,5 +1,5 @@
 {#-
-    Reading landed files as raw records. Both readers return the same columns:
+    Reading landed files as raw records. Every reader returns the same columns:
       landing_table, landing_file, landed_at, landing_position, record_value, record_key,
       kafka_topic, kafka_partition, kafka_offset, kafka_timestamp, unreadable_reason
     unreadable_reason (cdc_unreadable_reason) says why a record must not be parsed at all;
@@ -45,6 +45,75 @@
 {% endmacro %}
 
 
+{% macro landed_csv_records(landing_relation) %}
+    {#-
+        One raw record per CSV record of every CSV file (RFC 4180 quoting: a quoted field may
+        hold commas, doubled quotes and line breaks, so a record may span lines). Records are
+        split at the line breaks outside quotes; one trailing CR is dropped (CRLF files);
+        blank lines are skipped. A quote left open runs to the end of the file: that rest is
+        one record, which the flavour quarantines (invalid_csv). landing_position is the
+        record's place in its file, from 1 (a header line is record 1). The fields are split by
+        the flavour (cdc_csv_fields).
+    -#}
+    select
+        {{ _cdc_file_record_columns(landing_relation, 'file_records', 'record_index', 'record_text') | indent(4) }}
+        {{ cdc_unreadable_reason(
+            'file_records.record_text',
+            'cast(null as string)',
+            value_is_utf8="not contains(file_records.record_text, '\uFFFD') or is_valid_utf8(file_records.file_text)",
+        ) }} as unreadable_reason
+    from (
+        select
+            landed_files._metadata.file_path as landing_file,
+            landed_files._metadata.file_modification_time as landed_at,
+            landed_files.value as file_text,
+            split_records.record_index,
+            if(endswith(split_records.record_text, '\r'), left(split_records.record_text, length(split_records.record_text) - 1), split_records.record_text) as record_text
+        from {{ landing_relation }} as landed_files
+        lateral view posexplode(regexp_extract_all(landed_files.value, {{ _cdc_csv_record_pattern() }}, 0)) split_records as record_index, record_text
+        where
+            true
+            {{ _cdc_new_landing_files(landing_relation, 'landed_files') | indent(8) }}
+    ) as file_records
+    where
+        file_records.record_text rlike '\\S'
+{% endmacro %}
+
+
+{% macro _cdc_csv_record_pattern() -%}
+    {#- One CSV record: quoted parts (closed, or open to the end of the text) and unquoted characters
+        other than LF; possessive quantifiers, so that a long field never recurses in Java's regex engine. -#}
+    '(?:"(?:[^"]++|"")*+(?:"|\\z)|[^"\\n]++)++'
+{%- endmacro %}
+
+
+{% macro cdc_csv_fields(record_text) -%}
+    {#-
+        The fields of one CSV record as array<string>: an unquoted NULL is a null, a quoted
+        field is its text with doubled quotes undone (a quoted "NULL" is the text NULL), any
+        other field its text exactly. Null for a record that is not well-formed CSV (a quote
+        inside an unquoted field, text after a closing quote, a quote left open).
+    -#}
+    if(
+        {{ record_text }} rlike {{ _cdc_csv_well_formed_pattern() }},
+        transform(
+            regexp_extract_all(concat({{ record_text }}, ','), '("(?:[^"]++|"")*+"|[^,"]*+),', 1),
+            csv_field -> case
+                when csv_field = 'NULL' then null
+                when startswith(csv_field, '"') then replace(substr(csv_field, 2, length(csv_field) - 2), '""', '"')
+                else csv_field
+            end
+        ),
+        null
+    )
+{%- endmacro %}
+
+
+{% macro _cdc_csv_well_formed_pattern() -%}
+    '^(?:"(?:[^"]++|"")*+"|[^,"]*+)(?:,(?:"(?:[^"]++|"")*+"|[^,"]*+))*+\\z'
+{%- endmacro %}
+
+
 {% macro landed_kafka_records(landing_relation, value_format='json') %}
     {#-
         One raw record per Kafka record (Spark's Kafka source schema, key as UTF-8 text). The
@@ -79,13 +148,16 @@
     {#-
         One raw record per record of every binary file, in file order (landing_position is the
         record's place in its file, from 1). Records of a binary file have no framing, so only
-        a format whose decoder splits them can be read this way: dts_avro (the DTS SDK's files,
-        split and decoded by the python_udfs helper cdc_dts_avro_file_records).
+        a format whose python_udfs decoder splits them can be read this way: dts_avro (the DTS
+        SDK's files: cdc_dts_avro_file_records) and parquet_export (one Parquet file of an
+        hourly CDC export, read with its own schema, one JSON text per row:
+        cdc_parquet_export_file_records).
     -#}
-    {%- if value_format != 'dts_avro' -%}
+    {%- set decoders = {'dts_avro': 'cdc_dts_avro_file_records', 'parquet_export': 'cdc_parquet_export_file_records'} -%}
+    {%- if value_format not in decoders -%}
         {{ exceptions.raise_compiler_error(
-            "landing " ~ landing_relation.identifier ~ " has shape binary_files, which only value_format dts_avro can read; the staging model asked for '"
-            ~ value_format ~ "'"
+            "landing " ~ landing_relation.identifier ~ " has shape binary_files, which only value_format "
+            ~ decoders.keys() | sort | join(' or ') ~ " can read; the staging model asked for '" ~ value_format ~ "'"
         ) }}
     {%- endif %}
     select
@@ -98,7 +170,7 @@
             split_records.record_index,
             split_records.record_text
         from {{ landing_relation }} as landed_files
-        lateral view posexplode(cdc_dts_avro_file_records(landed_files.content)) split_records as record_index, record_text
+        lateral view posexplode({{ decoders[value_format] }}(landed_files.content)) split_records as record_index, record_text
         where
             true
             {{ _cdc_new_landing_files(landing_relation, 'landed_files') | indent(8) }}
@@ -241,24 +313,36 @@
 {% macro cdc_landed_records(landing_relations, value_format='json') %}
     {#-
         The raw records of landing_relations, each read by the reader of its declared shape, as
-        one union. value_format: what a record holds, json (UTF-8 JSON text) or dts_avro (one
-        DTS Avro Record, decoded to JSON text by a python_udfs helper).
+        one union. value_format: what a record holds: json (UTF-8 JSON text: json_lines or
+        kafka_records), csv (CSV records: csv_files), dts_avro (DTS Avro Records: kafka_records
+        or binary_files, decoded to JSON text by a python_udfs helper) or parquet_export (rows
+        of hourly export Parquet files: binary_files, decoded to JSON text by a helper).
     -#}
-    {%- if value_format not in ['json', 'dts_avro'] -%}
-        {{ exceptions.raise_compiler_error("cdc_landed_records: value_format is '" ~ value_format ~ "', expected json or dts_avro") }}
+    {%- set formats_by_shape = {
+        'json_lines': ['json'],
+        'csv_files': ['csv'],
+        'kafka_records': ['json', 'dts_avro'],
+        'binary_files': ['dts_avro', 'parquet_export'],
+    } -%}
+    {%- if value_format not in ['json', 'csv', 'dts_avro', 'parquet_export'] -%}
+        {{ exceptions.raise_compiler_error("cdc_landed_records: value_format is '" ~ value_format ~ "', expected json, csv, dts_avro or parquet_export") }}
     {%- endif -%}
     {%- if landing_relations | length == 0 -%}
         {{ exceptions.raise_compiler_error("cdc_landed_records: no landing relation given, expected at least one source") }}
     {%- endif -%}
-    {%- set readers = {'json_lines': landed_json_lines, 'kafka_records': landed_kafka_records, 'binary_files': landed_binary_files} -%}
+    {%- set readers = {'json_lines': landed_json_lines, 'csv_files': landed_csv_records, 'kafka_records': landed_kafka_records, 'binary_files': landed_binary_files} -%}
     {%- for landing_relation in landing_relations %}
-    {#- (not executing, every landing reads as json_lines, which is what _cdc_landing_shape says then; asked
-        only when executing, because sqlfluff's templater lets a same-file macro's return escape its caller) #}
-    {%- set shape = _cdc_landing_shape(landing_relation) if execute else 'json_lines' %}
-    {%- if execute and shape == 'json_lines' and value_format != 'json' -%}
-        {{ exceptions.raise_compiler_error("landing " ~ landing_relation.identifier ~ " has shape json_lines, which holds JSON text; the staging model reads " ~ value_format) }}
+    {#- (not executing, a landing reads as the shape its format is read from first, which is what the unit tests'
+        fixtures are named after; asked only when executing, because sqlfluff's templater lets a same-file macro's
+        return escape its caller) #}
+    {%- set shape = _cdc_landing_shape(landing_relation) if execute else ('csv_files' if value_format == 'csv' else 'json_lines') %}
+    {%- if execute and value_format not in formats_by_shape[shape] -%}
+        {{ exceptions.raise_compiler_error(
+            "landing " ~ landing_relation.identifier ~ " has shape " ~ shape ~ ", which holds " ~ formats_by_shape[shape] | join(' or ')
+            ~ "; the staging model reads " ~ value_format
+        ) }}
     {%- endif %}
-    {{ readers[shape](landing_relation) if shape == 'json_lines' else readers[shape](landing_relation, value_format) }}
+    {{ readers[shape](landing_relation, value_format) if shape in ['kafka_records', 'binary_files'] else readers[shape](landing_relation) }}
     {%- if not loop.last %}
     union all
     {%- endif %}
@@ -329,7 +413,7 @@
     {% endif %}
     {% set landing = cdc_landing_settings(landing_relation) %}
     {% if landing is none %}
-        {% for shape in ['kafka_records', 'binary_files'] if landing_relation.identifier.endswith(shape) %}
+        {% for shape in ['kafka_records', 'binary_files', 'csv_files'] if landing_relation.identifier.endswith(shape) %}
             {{ return(shape) }}
         {% endfor %}
         {{ return('json_lines') }}

@@ -1,10 +1,12 @@
-{% test cdc_raw_records_accounted_for(model, landing_sources) %}
+{% test cdc_raw_records_accounted_for(model, landing_sources, value_format=none) %}
 {#-
     Every landed raw record ends in exactly one place: raw records counted in the landing files
     = records of the staging model (change, control or quarantined), and no raw record has two
     outcomes. Checks the files the model loaded in its latest run (var cdc_audit_all_files:
-    true checks every file). Returns one row per file that does not add up.
+    true checks every file). Returns one row per file that does not add up. value_format: what
+    the binary_files landings hold (dts_avro or parquet_export: their decoder splits them).
 -#}
+{%- set file_decoders = {'dts_avro': 'cdc_dts_avro_file_records', 'parquet_export': 'cdc_parquet_export_file_records'} -%}
 {%- set audit_all = var('cdc_audit_all_files', false) -%}
 {%- set latest_loaded_at = cdc_watermark(model, 'loaded_at') -%}
 {%- set audited_files = [] -%}
@@ -30,11 +32,24 @@ landed_records as (
         landed_files._metadata.file_path as landing_file,
         size(filter(split(landed_files.value, '\r?\n'), line -> line rlike '\\S')) as landed_count
     from {{ landing_source }} as landed_files
-    {%- elif _cdc_landing_shape(landing_source) == 'binary_files' %}
-    {#- records with no framing: as many as the decoder splits the file into (DTS Avro) #}
+    {%- elif _cdc_landing_shape(landing_source) == 'csv_files' %}
+    {#- CSV records: a quoted field may hold line breaks #}
     select
         landed_files._metadata.file_path as landing_file,
-        size(cdc_dts_avro_file_records(landed_files.content)) as landed_count
+        size(filter(regexp_extract_all(landed_files.value, {{ _cdc_csv_record_pattern() }}, 0), csv_record -> csv_record rlike '\\S'))
+            as landed_count
+    from {{ landing_source }} as landed_files
+    {%- elif _cdc_landing_shape(landing_source) == 'binary_files' %}
+    {%- if value_format not in file_decoders %}
+    {{ exceptions.raise_compiler_error(
+        "cdc_raw_records_accounted_for on " ~ model ~ ": value_format is '" ~ value_format
+        ~ "'; a binary_files landing needs dts_avro or parquet_export (the decoder that splits its files)"
+    ) }}
+    {%- endif %}
+    {#- records with no framing: as many as the decoder splits the file into #}
+    select
+        landed_files._metadata.file_path as landing_file,
+        size({{ file_decoders[value_format] }}(landed_files.content)) as landed_count
     from {{ landing_source }} as landed_files
     {%- else %}
     select
