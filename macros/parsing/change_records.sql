@@ -90,6 +90,35 @@
 {%- endmacro %}
 
 
+{% macro cdc_plain_field_schemas(image_exprs) -%}
+    {#-
+        The field schemas of a flavour whose values are plain (text is text, a number a
+        number, never base64 bytes nor a Kafka Connect logical type): every column the images
+        (a list of map<string, variant> expressions) name gets an empty schema, so that the
+        typing reads a string in a decimal column as decimal text, and quarantines one that is
+        not a number (uncastable_value), instead of trying it as base64 bytes as it does for a
+        schemaless Debezium value. Native functions only (no lambda); null when the names repeat
+        (the record is then quarantined as duplicate_field_name).
+    -#}
+    {%- set names_parts = [] -%}
+    {%- for image_expr in image_exprs -%}
+        {%- do names_parts.append('map_keys(coalesce(' ~ image_expr ~ ', cast(map() as map<string, variant>)))') -%}
+    {%- endfor -%}
+    {%- set names = names_parts[0] if names_parts | length == 1 else 'array_union(' ~ names_parts | join(', ') ~ ')' -%}
+    if(
+        size({{ names }}) = size(array_distinct({{ names }})),
+        map_from_arrays(
+            {{ names }},
+            array_repeat(
+                cast(named_struct('field', null, 'type', null, 'name', null, 'parameters', null) as struct<field: string, type: string, name: string, parameters: map<string, string>>),
+                size({{ names }})
+            )
+        ),
+        null
+    )
+{%- endmacro %}
+
+
 {% macro cdc_record_field_names() %}
     {#- The canonical fields every flavour provides an expression for. -#}
     {{ return([

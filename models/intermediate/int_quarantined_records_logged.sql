@@ -26,7 +26,7 @@ unparsed_records as (
         staged_quarantined_records.outcome_reason as reason_code,
         {#- a decoder's own error (DTS Avro: the Avro error or the value that did not decode) -#}
         if(
-            staged_quarantined_records.outcome_reason in ('invalid_avro', 'undecodable_value'),
+            staged_quarantined_records.outcome_reason in ('invalid_avro', 'undecodable_value', 'invalid_parquet'),
             get_json_object(staged_quarantined_records.raw_value, '$.error'),
             null
         ) as reason_detail,

@@ -1,0 +1,1 @@
+{{ cdc_current_state() }}

@@ -1,0 +1,21 @@
+{#- Only the landings with new files are read; a run with none stages nothing and plans no parser. -#}
+{%- set landings = cdc_landings_to_read([source('arcion_internal_json', 'json_lines')]) %}
+{%- if landings | length == 0 %}
+{{ cdc_no_new_records() }}
+{%- else %}
+with
+
+landed_records as (
+    {{ cdc_landed_records(landings) }}
+),
+
+change_records as (
+    {{ arcion_internal_json_records('landed_records', flavour='arcion_internal_json') }}
+),
+
+final as (
+    select * from change_records
+)
+
+select * from final
+{%- endif %}
