@@ -19,6 +19,11 @@ Landing layout (<flavour>/<landing shape>/):
     shareplex_json/kafka_records/ empty (.gitkeep)
     dts_avro/kafka_records/      crm.contacts (MySQL through Alibaba DTS, DTS Avro; dts_avro_records.py)
     dts_avro/binary_files/       crm.contacts, the DTS SDK's binary file of records
+    arcion_internal_csv/csv_files/   hr.employees (Arcion internal CSV, <database>/<table>/*.csv;
+                                     arcion_internal_records.py)
+    arcion_internal_json/json_lines/ tpch.nation (Arcion internal JSON; arcion_internal_records.py)
+    parquet_export/binary_files/    transactions (hourly Parquet CDC export,
+                                     <table>/year=/month=/day=/hour=/part-*.parquet; parquet_export_records.py)
 
 Run with the project venv: .venv/bin/python sample_data/generate_landing.py
 """
@@ -35,7 +40,9 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+from arcion_internal_records import write_arcion_internal_csv, write_arcion_internal_json
 from dts_avro_records import write_dts_avro
+from parquet_export_records import write_parquet_export
 
 Json = dict[str, Any]
 
@@ -1771,6 +1778,9 @@ def main() -> None:
     write_mio_log(LANDING / "shareplex_json" / "json_lines")
     write_gitkeep(LANDING / "shareplex_json" / "kafka_records")
     write_dts_avro(LANDING, KAFKA_RECORD_SCHEMA)
+    write_arcion_internal_csv(LANDING)
+    write_arcion_internal_json(LANDING)
+    write_parquet_export(LANDING)
 
     for path in sorted(LANDING.rglob("*")):
         if path.is_file():

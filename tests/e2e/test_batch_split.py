@@ -13,6 +13,21 @@ from pyspark.sql import SparkSession
 from conftest import PROJECT_DIR, SAMPLE_LANDING, SHARED_DIR, Dbt, land_files, rows_as_text
 
 CORPUS = SHARED_DIR / "corpus" / "debezium-json"
+EMPLOYEES = "arcion_internal_csv/csv_files/hr/employees"
+NATIONS = "arcion_internal_json/json_lines"
+
+
+def export_hour(hour: str) -> str:
+    """The landing folder of one hour of the Parquet export's transactions table."""
+    return f"parquet_export/binary_files/transactions/year=2024/month=03/day=01/hour={hour}"
+
+
+def export_files(hour: str, *parts: str) -> list[Path]:
+    """Sample Parquet export files of one hour whose names start with the given parts."""
+    return sorted(
+        file for file in (SAMPLE_LANDING / export_hour(hour)).iterdir() if file.name.startswith(parts)
+    )
+
 
 # (landing folder, files) per batch. Batch 1 holds newer events of several keys (the later
 # customers file with a binlog rotation and a late update, orders updates, the last Paimon file);
@@ -36,6 +51,18 @@ BATCHES: list[list[tuple[str, list[Path]]]] = [
                 CORPUS / "flink-debezium-data-schema-include.txt",
             ],
         ),
+        # the snapshot and the first realtime file (the key change 2 -> 20 carries only the key,
+        # so the row it moves must be stored first)
+        (
+            EMPLOYEES,
+            [
+                SAMPLE_LANDING / EMPLOYEES / name
+                for name in ("snapshot-0001.csv", "snapshot-0002.csv", "realtime-0001.csv")
+            ],
+        ),
+        (NATIONS, [SAMPLE_LANDING / NATIONS / "nation-0001.jsonl"]),
+        (export_hour("09"), export_files("09", "part-")),
+        (export_hour("10"), export_files("10", "part-00000", "part-00001")),
     ],
     [
         (
@@ -49,6 +76,10 @@ BATCHES: list[list[tuple[str, list[Path]]]] = [
         ("mrs_cdl/json_lines", [SAMPLE_LANDING / "mrs_cdl/json_lines/ct_pg2hudi-0001.jsonl"]),
         ("canal_json/json_lines", [SAMPLE_LANDING / "canal_json/json_lines/products-0001.jsonl"]),
         ("shareplex_json/json_lines", [SAMPLE_LANDING / "shareplex_json/json_lines/mio_log-0001.jsonl"]),
+        (EMPLOYEES, [SAMPLE_LANDING / EMPLOYEES / "realtime-0002.csv"]),
+        (NATIONS, [SAMPLE_LANDING / NATIONS / "nation-0002.jsonl"]),
+        (export_hour("11"), export_files("11", "part-")),
+        (export_hour("12"), export_files("12", "part-")),
     ],
     [
         (
@@ -75,6 +106,10 @@ BATCHES: list[list[tuple[str, list[Path]]]] = [
         # update that batch 1 applied (the old key's history landing after its move is a
         # documented limit: docs/change_event_contract.md)
         ("dts_avro/binary_files", [SAMPLE_LANDING / "dts_avro/binary_files/crm-0001.dtsavro"]),
+        # a Parquet file of hour 10 that arrives after hour 12 was applied: picked up by the next
+        # run with no manual step, its changes placed by their sequence
+        (export_hour("10"), export_files("10", "part-00002")),
+        (EMPLOYEES, [SAMPLE_LANDING / EMPLOYEES / "realtime-0003-bad.csv"]),
     ],
 ]
 
@@ -90,6 +125,9 @@ CURRENT_STATE_TABLES = [
     "shop__products",
     "billing__mio_log",
     "crm__contacts",
+    "hr__employees",
+    "tpch__nation",
+    "payments__transactions",
 ]
 BUILD_MODELS = ["build", "--exclude", "test_type:unit test_type:data"]
 STAGING_MODELS = {
@@ -99,6 +137,9 @@ STAGING_MODELS = {
     "canal_json": "stg_canal_json__records",
     "shareplex_json": "stg_shareplex_json__records",
     "dts_avro": "stg_dts_avro__records",
+    "arcion_internal_csv": "stg_arcion_internal_csv__records",
+    "arcion_internal_json": "stg_arcion_internal_json__records",
+    "parquet_export": "stg_parquet_export__records",
 }
 
 
@@ -173,7 +214,7 @@ def test_three_landings_with_a_late_batch_equal_one_run(
 ) -> None:
     schema, _ = as_it_lands
     expected = current_state(spark, in_one_run)
-    assert sum(len(rows) for rows in expected.values()) == 47, "every table has rows to compare"
+    assert sum(len(rows) for rows in expected.values()) == 61, "every table has rows to compare"
     assert current_state(spark, schema) == expected
     assert row_state(spark, schema) == row_state(spark, in_one_run)
 

@@ -22,6 +22,8 @@ SECOND_RUN_FILES = [
     "orders-0002.jsonl",
     "orders-0003-bad.jsonl",
     "dbserver1.shop.customers+0+0000000008.parquet",
+    "realtime-0002.csv",
+    "nation-0002.jsonl",
 ]
 # Models and the seed only: no tests (dbt build would add each selected model's tests).
 MODELS = [
@@ -36,7 +38,17 @@ MODELS = [
 COMPARED = {
     "staging": [
         f"stg_{flavour}__records"
-        for flavour in ("debezium", "arcion_kafka", "mrs_cdl", "canal_json", "shareplex_json", "dts_avro")
+        for flavour in (
+            "debezium",
+            "arcion_kafka",
+            "mrs_cdl",
+            "canal_json",
+            "shareplex_json",
+            "dts_avro",
+            "arcion_internal_csv",
+            "arcion_internal_json",
+            "parquet_export",
+        )
     ],
     "intermediate": ["int_quarantined_records_logged", "int_control_records_logged"],
     "marts": [
@@ -48,6 +60,9 @@ COMPARED = {
         "shop__products",
         "billing__mio_log",
         "crm__contacts",
+        "hr__employees",
+        "tpch__nation",
+        "payments__transactions",
     ],
 }
 
@@ -85,13 +100,12 @@ print(json.dumps(tables))
 
 def land(landing_root: Path, second_run: bool) -> None:
     """The sample landing data: all but SECOND_RUN_FILES for the first run, all for the second."""
-    for folder in SAMPLE_LANDING.glob("*/*"):
-        for file in folder.iterdir():
-            if file.name.startswith(".") or ((file.name in SECOND_RUN_FILES) != second_run):
-                continue
-            target = landing_root / folder.relative_to(SAMPLE_LANDING)
-            target.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(file, target / file.name)
+    for file in sorted(SAMPLE_LANDING.rglob("*")):
+        if not file.is_file() or file.name.startswith(".") or ((file.name in SECOND_RUN_FILES) != second_run):
+            continue
+        target = landing_root / file.parent.relative_to(SAMPLE_LANDING)
+        target.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(file, target / file.name)
 
 
 def run_killed(dbt: Dbt, schema: str, landing_root: Path, state_dir: Path, model: str, delay: float) -> str:

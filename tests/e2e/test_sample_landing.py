@@ -21,7 +21,10 @@ def sample_build(dbt: Dbt, tmp_path_factory: pytest.TempPathFactory) -> str:
     landing_root = tmp_path_factory.mktemp("sample") / "landing"
     shutil.copytree(SAMPLE_LANDING, landing_root)
     result = dbt.run("build", "--exclude", "test_type:unit", schema=SCHEMA, landing_root=Path(landing_root))
-    assert "WARN 7 cdc_quarantine_is_small" in result.stdout, "the 7 bad sample records warn"
+    assert "WARN 19 cdc_quarantine_is_small" in result.stdout, "the 19 bad sample records warn"
+    assert "WARN 1 cdc_columns_declared_payments__transactions" in result.stdout, (
+        "the column the Parquet export added (channel), which the YAML does not declare, is reported"
+    )
     assert (
         "Current-state table shop__orders: 1 change(s) of this run rejected (uncastable_value,"
         " in int_change_rejections_logged): customer_id (string, declared int)."
@@ -338,6 +341,186 @@ def test_dts_avro_contacts_every_union_branch_charsets_and_a_key_change(
     ]
 
 
+def test_arcion_internal_csv_snapshot_partial_updates_key_change_and_quoting(
+    spark: SparkSession, sample_build: str
+) -> None:
+    """Arcion internal CSV: snapshot rows (one file with a header in another column order, one
+    CRLF file without) then realtime triplets. An update carries only its SET columns (1's dept,
+    4's null note), the late salary update of 1 loses to the newer one, 2 -> 20 moves the whole
+    row, 3 is deleted then inserted again, the redelivered line changes nothing; quoted commas,
+    quotes, line breaks and the text "NULL" come out exactly (5's name and note)."""
+    columns = ["emp_id", "full_name", "dept", "salary", "hired_on", "note", *CDC]
+    assert table_rows(spark, sample_build, "hr__employees", columns, ["emp_id"]) == [
+        (
+            "1",
+            "Ada Lovelace",
+            "Finance",
+            "5600.00",
+            "2019-04-01",
+            'Prefers "Ada", not "Augusta"',
+            "update",
+            "[1, 1709545873905, 40, 1]",
+            "2024-03-04 14:02:10",
+        ),
+        (
+            "3",
+            "Alan Turing",
+            "Research",
+            "6000.00",
+            "2024-03-11",
+            "Rehired, keeps badge 118",
+            "insert",
+            "[1, 1709545873905, 80, 1]",
+            "2024-03-04 14:30:00",
+        ),
+        (
+            "4",
+            "Katherine Johnson",
+            "Research",
+            "4900.00",
+            "2021-06-14",
+            None,
+            "update",
+            "[1, 1709545873904, 1200, 1]",
+            "2024-03-04 10:20:00",
+        ),
+        (
+            "5",
+            "NULL",
+            "Operations",
+            "4500.50",
+            None,
+            "NULL",
+            "update",
+            "[1, 1709545873905, 120, 1]",
+            "2024-03-04 15:00:00",
+        ),
+        (
+            "6",
+            "Barbara Liskov",
+            "Engineering",
+            "5900.00",
+            "2024-03-04",
+            "Starts Monday, badge pending",
+            "insert",
+            "[1, 1709545873904, 1000, 1]",
+            "2024-03-04 10:05:00.25",
+        ),
+        (
+            "20",
+            "Hopper, Grace",
+            "Engineering",
+            "6100.00",
+            "2018-09-17",
+            "Mentor for new hires.\nAsk her about COBOL.",
+            "update",
+            "[1, 1709545873904, 1300, 1]",
+            "2024-03-04 10:31:15.125",
+        ),
+    ]
+
+
+def test_arcion_internal_json_exists_flags_and_binlog_rollover(
+    spark: SparkSession, sample_build: str
+) -> None:
+    """Arcion internal JSON: columns flagged 0 keep their values, "null" flagged 1 is a null (3's
+    comment), 4 -> 40 moves the whole row, 1 is deleted, the late update of 2 in log-bin.000009
+    loses to log-bin.000010 whatever its position, the redelivered line changes nothing."""
+    columns = ["n_nationkey", "n_name", "n_regionkey", "n_comment", *CDC]
+    assert table_rows(spark, sample_build, "tpch__nation", columns, ["n_nationkey"]) == [
+        (
+            "2",
+            "BRAZIL",
+            "1",
+            "pending deposits cleared by the new Sao Paulo trade desk",
+            "update",
+            "[1, 10, 154, 1]",
+            "2024-03-05 08:31:40",
+        ),
+        ("3", "CANADA", "1", None, "update", "[1, 10, 612, 1]", "2024-03-05 08:45:12"),
+        (
+            "40",
+            "EGYPT",
+            "4",
+            "y above the carefully unusual theodolites. final dugouts are quickly across the furiously regular d",
+            "update",
+            "[1, 10, 1038, 1]",
+            "2024-03-05 09:02:27",
+        ),
+    ]
+
+
+def test_parquet_export_hours_late_files_and_column_drift(spark: SparkSession, sample_build: str) -> None:
+    """Hourly Parquet export: 5 exists from its first event, an UPDATE; 3 is deleted by a row null
+    but for its id; duplicates (same content, same or new sequence) change nothing; memo, gone
+    from hour 11's file, keeps its value for 1 (absent, not null) and is null for 6, inserted
+    there; the late hour-10 file updates 2, and its older update of 4 loses; the amount "twelve"
+    of hour 12 is rejected (4 keeps its state) while "7.25" as text types (6)."""
+    columns = ["id", "account", "amount", "currency", "status", "memo", "updated_at", *CDC]
+    assert table_rows(spark, sample_build, "payments__transactions", columns, ["id"]) == [
+        (
+            "1",
+            "ACC-1001",
+            "250.00",
+            "EUR",
+            "settled",
+            "Invoice 2024-0117",
+            "2024-03-01 11:15:00",
+            "update",
+            "[0, 0, 4310201]",
+            "2024-03-01 11:15:00.25",
+        ),
+        (
+            "2",
+            "ACC-1002",
+            "1150.50",
+            "USD",
+            "authorized",
+            "Rent, March (corrected)",
+            "2024-03-01 10:40:00",
+            "update",
+            "[0, 0, 4310150]",
+            "2024-03-01 10:40:00.25",
+        ),
+        (
+            "4",
+            "ACC-1004",
+            "-19.99",
+            "GBP",
+            "pending",
+            "Refund for order 5531",
+            "2024-03-01 09:31:55",
+            "update",
+            "[0, 0, 4310104]",
+            "2024-03-01 10:30:00.25",
+        ),
+        (
+            "5",
+            "ACC-1005",
+            "9.99",
+            "EUR",
+            "settled",
+            "Card top-up",
+            "2024-03-01 09:47:30",
+            "update",
+            "[0, 0, 4310005]",
+            "2024-03-01 09:47:30.25",
+        ),
+        (
+            "6",
+            "ACC-1006",
+            "7.25",
+            "EUR",
+            "authorized",
+            None,
+            "2024-03-01 12:10:00",
+            "update",
+            "[0, 0, 4310302]",
+            "2024-03-01 12:10:00.25",
+        ),
+    ]
+
+
 def test_quarantine_says_why(spark: SparkSession, sample_build: str) -> None:
     assert rows_as_text(
         spark,
@@ -345,6 +528,16 @@ def test_quarantine_says_why(spark: SparkSession, sample_build: str) -> None:
         f" landing_position from {sample_build}_intermediate.int_quarantined_records_logged"
         " order by flavour, landing_file, landing_position",
     ) == [
+        ("wrong_field_count", "staging", None, "realtime-0003-bad.csv", "1"),
+        ("invalid_cursor", "staging", None, "realtime-0003-bad.csv", "2"),
+        ("invalid_cursor", "staging", None, "realtime-0003-bad.csv", "3"),
+        ("unknown_operation", "staging", None, "realtime-0003-bad.csv", "4"),
+        ("invalid_csv", "staging", None, "realtime-0003-bad.csv", "5"),
+        ("invalid_json", "staging", None, "nation-0002.jsonl", "3"),
+        ("invalid_cursor", "staging", None, "nation-0002.jsonl", "4"),
+        ("invalid_cursor", "staging", None, "nation-0002.jsonl", "5"),
+        ("missing_source_table", "staging", None, "nation-0002.jsonl", "6"),
+        ("unknown_operation", "staging", None, "nation-0002.jsonl", "7"),
         ("invalid_json", "staging", None, "orders-0003-bad.jsonl", "1"),
         ("unknown_operation", "staging", None, "orders-0003-bad.jsonl", "2"),
         ("unknown_table", "routing", "shop.public.audit_log", "orders-0003-bad.jsonl", "3"),
@@ -372,6 +565,20 @@ def test_quarantine_says_why(spark: SparkSession, sample_build: str) -> None:
             "dts.crm+0+0000000000.parquet",
             "9",
         ),
+        (
+            "invalid_parquet",
+            "staging",
+            "Parquet magic bytes not found in footer. Either the file is corrupted or this is not a parquet file.",
+            "part-00000-6f1c2a3e-9b41-4c77-a0d2-5e8b1f3c1201-c000.snappy.parquet",
+            "1",
+        ),
+        (
+            "uncastable_value",
+            "routing",
+            "amount (string, declared decimal(12,2))",
+            "part-00001-6f1c2a3e-9b41-4c77-a0d2-5e8b1f3c1201-c000.snappy.parquet",
+            "1",
+        ),
     ]
 
 
@@ -381,6 +588,7 @@ def test_control_records_are_logged_not_applied(spark: SparkSession, sample_buil
         f"select control_kind, flavour, count(*) from {sample_build}_intermediate.int_control_records_logged"
         " group by control_kind, flavour order by control_kind, flavour",
     ) == [
+        ("header_line", "arcion_internal_csv", "2"),
         ("heartbeat", "dts_avro", "1"),
         ("heartbeat", "mrs_cdl", "1"),
         ("schema_change", "canal_json", "1"),
@@ -408,11 +616,26 @@ def test_every_raw_record_is_accounted_for(spark: SparkSession, sample_build: st
         + " union all ".join(
             f"select flavour, record_outcome, raw_record_id"
             f" from {sample_build}_staging.stg_{flavour}__records"
-            for flavour in ("debezium", "arcion_kafka", "mrs_cdl", "canal_json", "shareplex_json", "dts_avro")
+            for flavour in (
+                "debezium",
+                "arcion_kafka",
+                "mrs_cdl",
+                "canal_json",
+                "shareplex_json",
+                "dts_avro",
+                "arcion_internal_csv",
+                "arcion_internal_json",
+                "parquet_export",
+            )
         )
         + ") group by flavour, record_outcome order by flavour, record_outcome",
     )
     assert outcomes == [
+        ("arcion_internal_csv", "change", "15"),
+        ("arcion_internal_csv", "control", "2"),
+        ("arcion_internal_csv", "quarantined", "5"),
+        ("arcion_internal_json", "change", "11"),
+        ("arcion_internal_json", "quarantined", "5"),
         ("arcion_kafka", "change", "10"),
         ("arcion_kafka", "control", "2"),
         ("canal_json", "change", "7"),
@@ -425,7 +648,11 @@ def test_every_raw_record_is_accounted_for(spark: SparkSession, sample_build: st
         ("dts_avro", "quarantined", "3"),
         ("mrs_cdl", "change", "7"),
         ("mrs_cdl", "control", "1"),
+        ("parquet_export", "change", "16"),
+        ("parquet_export", "quarantined", "1"),
         ("shareplex_json", "change", "15"),
         ("shareplex_json", "control", "2"),
     ]
-    assert sum(int(count or 0) for *_, count in outcomes) == 87, "87 raw records landed (14 of them DTS Avro)"
+    assert sum(int(count or 0) for *_, count in outcomes) == 142, (
+        "142 raw records landed (14 of them DTS Avro, 22 Arcion internal CSV, 16 Arcion internal JSON, 17 Parquet rows and files)"
+    )
