@@ -4,7 +4,9 @@
    debezium (default) or canal (DTS Canal JSON, multi-row messages, landed in the project's
    canal_json/json_lines landing, declared `canal: dts`), or dts_avro (the Debezium workload's
    changes as Alibaba DTS Avro Records in Kafka records, dts_avro_workload.py; the peers fold the
-   same changes as Debezium JSON lines); MySQL table inventory.products, 1%
+   same changes as Debezium JSON lines), or parquet_export (the same changes as an hourly
+   Parquet CDC export, one hour folder per batch, parquet_export_workload.py; the peers fold the
+   Debezium JSON lines too); MySQL table inventory.products, 1%
    late and 1% redelivered messages, 10% deletes): --events row
    changes for the full build plus 11% more, in batches of 1% (batch files batch-000...).
 2. Runs the peers on the full build's files (the first 100 batches): the hand-written PySpark
@@ -65,7 +67,7 @@ models:
     config:
       meta:
         cdc:
-          source: {database: inventory, table: products}
+          source: {source}
           keys: [id]
     columns:
       - {name: id, data_type: bigint, description: Product id.}
@@ -193,6 +195,8 @@ FLAVOURS = {
     "canal": ("canal", "canal_json/json_lines", "stg_canal_json__records"),
     # the same logical workload, landed as DTS Avro Kafka records (the peers read its Debezium JSON)
     "dts_avro": ("debezium", "dts_avro/kafka_records", "stg_dts_avro__records"),
+    # the same logical workload as an hourly Parquet CDC export, one hour folder per batch
+    "parquet_export": ("debezium", "parquet_export/binary_files", "stg_parquet_export__records"),
 }
 
 
@@ -248,7 +252,7 @@ def run_peers(data: Path, work: Path, driver_memory: str, flavour: str) -> dict[
     }
 
 
-def copy_project(destination: Path) -> None:
+def copy_project(destination: Path, landing_folder: str) -> None:
     shutil.copytree(
         PROJECT_DIR,
         destination,
@@ -259,7 +263,13 @@ def copy_project(destination: Path) -> None:
     bench = destination / "models" / "marts" / "bench"
     bench.mkdir()
     (bench / f"{MART}.sql").write_text("{{ cdc_current_state() }}\n")
-    (bench / "_bench__models.yml").write_text(BENCH_MODELS_YAML)
+    # the Parquet export names a table by its folder only (no database level)
+    source = (
+        "{table: products}"
+        if landing_folder.startswith("parquet_export/")
+        else "{database: inventory, table: products}"
+    )
+    (bench / "_bench__models.yml").write_text(BENCH_MODELS_YAML.replace("{source}", source))
 
 
 CANAL_ROW = re.compile(rb'\{"id":"[0-9]')
@@ -278,7 +288,16 @@ def land(batch_files: list[Path], landing: Path) -> int:
     landing.mkdir(parents=True, exist_ok=True)
     lines = 0
     for path in batch_files:
-        if landing.parts[-2:] == ("dts_avro", "kafka_records"):
+        if landing.parts[-2:] == ("parquet_export", "binary_files"):
+            from parquet_export_workload import write_batch as write_export_batch
+
+            write_export_batch(path, landing.parent / "converting", int(re.sub(r"\D", "", path.stem) or 0))
+            converted_root = landing.parent / "converting" / "products"
+            for converted in sorted(converted_root.rglob("*.parquet")):
+                target = landing / converted.relative_to(landing.parent / "converting")
+                target.parent.mkdir(parents=True, exist_ok=True)
+                converted.rename(target)
+        elif landing.parts[-2:] == ("dts_avro", "kafka_records"):
             from dts_avro_workload import write_batch
 
             converted = landing.parent / "converting" / f"{path.stem}.parquet"
@@ -306,7 +325,7 @@ def run_project(
     work: Path, batches: list[Path], full_batches: int, driver_memory: str, landing_folder: str
 ) -> list[dict[str, Any]]:
     project = work / "project"
-    copy_project(project)
+    copy_project(project, landing_folder)
     landing = work / "landing" / landing_folder
     env = {
         name: value
@@ -415,11 +434,11 @@ def summary(report: dict[str, Any]) -> str:
     floor_eps = floor["events"] / floor["timed_s"]
     lines = [
         f"Workload: {report['events']} events for the full build over {report['keys']} keys "
-        + (
-            "(Alibaba DTS Avro Records in Kafka records; the peers fold the same changes as Debezium JSON lines), "
-            if report["flavour"] == "dts_avro"
-            else f"({report['flavour']} JSON lines), "
-        )
+        + {
+            "dts_avro": "(Alibaba DTS Avro Records in Kafka records; the peers fold the same changes as Debezium JSON lines), ",
+            "parquet_export": "(an hourly Parquet CDC export, one hour folder per batch; the peers fold the same changes "
+            "as Debezium JSON lines), ",
+        }.get(report["flavour"], f"({report['flavour']} JSON lines), ")
         + f"then +10%, +1%, nothing. Machine load before: {report['load_average']}.",
         "",
         "| run | events | project models s | project wall s | events/s (models) | x hand fold | x from_json floor "
