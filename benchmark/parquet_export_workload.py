@@ -1,6 +1,7 @@
 """The yardstick's Debezium workload as an hourly Parquet CDC export: the same logical changes,
-landed as products/year=/month=/day=/hour=/part-*.parquet files (benchmark/run_benchmark.py
---flavour parquet_export). Not timed: it only prepares the files.
+landed as inventory_products/year=/month=/day=/hour=/part-*.parquet files (the export names a
+table by its folder only, and "products" alone would overlap the sample's shop.products;
+benchmark/run_benchmark.py --flavour parquet_export). Not timed: it only prepares the files.
 
 Each Debezium message of inventory.products becomes one row: the full row (op c, r, u: the
 after image; op d: null except the id, as the export writes deletes) plus cdc_operation_type
@@ -67,7 +68,7 @@ def write_batch(debezium_batch: Path, landing: Path, batch_number: int) -> Path:
     with debezium_batch.open("rb") as lines:
         rows = [export_row(json.loads(line)) for line in lines if line.strip()]
     day, hour = 1 + batch_number // 24, batch_number % 24
-    folder = landing / "products" / "year=2024" / "month=03" / f"day={day:02d}" / f"hour={hour:02d}"
+    folder = landing / "inventory_products" / "year=2024" / "month=03" / f"day={day:02d}" / f"hour={hour:02d}"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"part-00000-{debezium_batch.stem}-c000.snappy.parquet"
     pq.write_table(pa.Table.from_pylist(rows, schema=SCHEMA), path, compression="snappy")

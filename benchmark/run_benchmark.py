@@ -263,9 +263,10 @@ def copy_project(destination: Path, landing_folder: str) -> None:
     bench = destination / "models" / "marts" / "bench"
     bench.mkdir()
     (bench / f"{MART}.sql").write_text("{{ cdc_current_state() }}\n")
-    # the Parquet export names a table by its folder only (no database level)
+    # the Parquet export names a table by its folder only (no database level), which must not
+    # overlap the sample's shop.products
     source = (
-        "{table: products}"
+        "{table: inventory_products}"
         if landing_folder.startswith("parquet_export/")
         else "{database: inventory, table: products}"
     )
@@ -292,7 +293,7 @@ def land(batch_files: list[Path], landing: Path) -> int:
             from parquet_export_workload import write_batch as write_export_batch
 
             write_export_batch(path, landing.parent / "converting", int(re.sub(r"\D", "", path.stem) or 0))
-            converted_root = landing.parent / "converting" / "products"
+            converted_root = landing.parent / "converting" / "inventory_products"
             for converted in sorted(converted_root.rglob("*.parquet")):
                 target = landing / converted.relative_to(landing.parent / "converting")
                 target.parent.mkdir(parents=True, exist_ok=True)
