@@ -5,12 +5,14 @@ control log row by row. The expected rows are worked out in sample_data/README.m
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from pyspark.sql import SparkSession
 
-from conftest import SAMPLE_LANDING, Dbt, rows_as_text, table_rows
+from conftest import PROJECT_DIR, SAMPLE_LANDING, Dbt, rows_as_text, table_rows
 
 SCHEMA = "it_sample"
 CDC = ["_cdc.operation", "_cdc.change_sequence", "_cdc.commit_timestamp"]
@@ -656,3 +658,23 @@ def test_every_raw_record_is_accounted_for(spark: SparkSession, sample_build: st
     assert sum(int(count or 0) for *_, count in outcomes) == 142, (
         "142 raw records landed (14 of them DTS Avro, 22 Arcion internal CSV, 16 Arcion internal JSON, 17 Parquet rows and files)"
     )
+
+
+def test_lineage_site_opens_on_the_project_in_a_real_browser(
+    dbt: Dbt, sample_build: str, tmp_path: Path
+) -> None:
+    """dbt docs generate over the sample build, the graph set to open on the pipeline
+    (bin/docs_site.py patch, as bin/docs does), then headless Chromium: the project's overview
+    with no console error, the graph with every model and no test, a model's page with its
+    columns (bin/docs_site.py check). The screenshot is what docs/lineage_graph.png shows."""
+    dbt.run("docs", "generate", schema=sample_build, landing_root=SAMPLE_LANDING)
+    site = PROJECT_DIR / "target" / "pytest"
+    docs_site = [sys.executable, str(PROJECT_DIR / "bin" / "docs_site.py")]
+    subprocess.run([*docs_site, "patch", str(site)], check=True)
+    screenshot = tmp_path / "lineage_graph.png"
+    check = subprocess.run(
+        [*docs_site, "check", str(site), "--screenshot", str(screenshot)], capture_output=True, text=True
+    )
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert "FAIL" not in check.stdout and check.stdout.count("ok   ") == 5, check.stdout
+    assert screenshot.stat().st_size > 20_000, "the graph was drawn"
