@@ -139,13 +139,7 @@
         hourly CDC export, read with its own schema, one JSON text per row:
         cdc_parquet_export_file_records).
     -#}
-    {%- set decoders = {'dts_avro': 'cdc_dts_avro_file_records', 'parquet_export': 'cdc_parquet_export_file_records'} -%}
-    {%- if value_format not in decoders -%}
-        {{ exceptions.raise_compiler_error(
-            "landing " ~ landing_relation.identifier ~ " has shape binary_files, which only value_format "
-            ~ decoders.keys() | sort | join(' or ') ~ " can read; the staging model asked for '" ~ value_format ~ "'"
-        ) }}
-    {%- endif %}
+    {%- set decoder = cdc_binary_file_decoder(value_format, landing_relation.identifier) %}
     select
         {{ _cdc_file_record_columns(landing_relation, 'file_records', 'record_index', 'record_text') | indent(4) }}
         cast(null as string) as unreadable_reason
@@ -156,11 +150,25 @@
             split_records.record_index,
             split_records.record_text
         from {{ landing_relation }} as landed_files
-        lateral view posexplode({{ decoders[value_format] }}(landed_files.content)) split_records as record_index, record_text
+        lateral view posexplode({{ decoder }}(landed_files.content)) split_records as record_index, record_text
         where
             true
             {{ _cdc_new_landing_files(landing_relation, 'landed_files') | indent(8) }}
     ) as file_records
+{% endmacro %}
+
+
+{% macro cdc_binary_file_decoder(value_format, landing_name) %}
+    {#- The python_udfs helper that splits a binary file of value_format into records (JSON texts);
+        fails for a format no helper splits. landing_name says where, in the message. -#}
+    {%- set decoders = {'dts_avro': 'cdc_dts_avro_file_records', 'parquet_export': 'cdc_parquet_export_file_records'} -%}
+    {%- if value_format not in decoders -%}
+        {{ exceptions.raise_compiler_error(
+            landing_name ~ ": a binary_files landing is read only as value_format "
+            ~ decoders.keys() | sort | join(' or ') ~ " (a python_udfs helper splits its files); got '" ~ value_format ~ "'"
+        ) }}
+    {%- endif -%}
+    {{ return(decoders[value_format]) }}
 {% endmacro %}
 
 

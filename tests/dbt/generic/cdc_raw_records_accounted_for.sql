@@ -6,7 +6,6 @@
     true checks every file). Returns one row per file that does not add up. value_format: what
     the binary_files landings hold (dts_avro or parquet_export: their decoder splits them).
 -#}
-{%- set file_decoders = {'dts_avro': 'cdc_dts_avro_file_records', 'parquet_export': 'cdc_parquet_export_file_records'} -%}
 {%- set audit_all = var('cdc_audit_all_files', false) -%}
 {%- set latest_loaded_at = cdc_watermark(model, 'loaded_at') -%}
 {%- set audited_files = [] -%}
@@ -40,16 +39,10 @@ landed_records as (
             as landed_count
     from {{ landing_source }} as landed_files
     {%- elif _cdc_landing_shape(landing_source) == 'binary_files' %}
-    {%- if value_format not in file_decoders %}
-    {{ exceptions.raise_compiler_error(
-        "cdc_raw_records_accounted_for on " ~ model ~ ": value_format is '" ~ value_format
-        ~ "'; a binary_files landing needs dts_avro or parquet_export (the decoder that splits its files)"
-    ) }}
-    {%- endif %}
     {#- records with no framing: as many as the decoder splits the file into #}
     select
         landed_files._metadata.file_path as landing_file,
-        size({{ file_decoders[value_format] }}(landed_files.content)) as landed_count
+        size({{ cdc_binary_file_decoder(value_format, 'cdc_raw_records_accounted_for on ' ~ model) }}(landed_files.content)) as landed_count
     from {{ landing_source }} as landed_files
     {%- else %}
     select
