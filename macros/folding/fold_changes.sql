@@ -164,10 +164,16 @@
     {{ relation }}.last_change as _cdc_last_change,
     {{ relation }}.loaded_at as _cdc_loaded_at,
     cast(null as {{ cdc_change_version_type() }}) as _cdc_truncated_before,
+    {{ _cdc_row_is_deleted(relation, reset_column, value_columns) }} as _cdc_is_deleted
+{%- endmacro %}
+
+
+{% macro _cdc_row_is_deleted(relation, reset_column, value_columns) -%}
+    {#- True when the row's reset is a delete (or it has none) and no partial update is newer than it. -#}
     coalesce({{ relation }}.{{ reset_column }}.is_delete, true)
     {%- for column in value_columns %}
     and {{ _cdc_version_after_reset(relation, loop.index, reset_column) }} is null
-    {%- endfor %} as _cdc_is_deleted
+    {%- endfor %}
 {%- endmacro %}
 
 
@@ -192,8 +198,9 @@
 {% endmacro %}
 
 
-{% macro cdc_row_state_schema(target_table) -%}
-    {#- The columns of a row state with their types (DDL), in cdc_row_state_columns() order. -#}
+{% macro cdc_row_state_schema(target_table, with_deleted_flag=true) -%}
+    {#- The columns of a row state with their types (DDL), in cdc_row_state_columns() order
+        (with_deleted_flag=false: without _cdc_is_deleted, the shape of a single change). -#}
     {%- set version_type = cdc_change_version_type() -%}
     {%- for column in target_table.columns %}
     {{ cdc_quote(column.name) }} {{ column.data_type }},
@@ -206,6 +213,8 @@
         _cdc_none: {{ version_type }}>,
     _cdc_last_change struct<version: {{ version_type }}, operation: string, commit_timestamp: timestamp>,
     _cdc_loaded_at timestamp,
-    _cdc_truncated_before {{ version_type }},
+    _cdc_truncated_before {{ version_type }}
+    {%- if with_deleted_flag %},
     _cdc_is_deleted boolean
+    {%- endif %}
 {%- endmacro %}

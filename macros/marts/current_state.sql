@@ -38,6 +38,8 @@
     {%- set moves_whole_rows = plan.moves_whole_rows %}
     {%- if not plan.has_new_changes %}
     -- {{ cdc_no_new_changes_marker() }}
+    {%- elif plan.has_truncations %}
+    -- {{ cdc_truncations_marker() }}
     {%- endif %}
     with
 
@@ -65,6 +67,19 @@
     ),
     {%- endif %}
 
+    {%- if target_table.history is true %}
+
+    -- a table with history keeps its changes (the materialization folds them): those that apply
+    final as (
+        select
+            {%- for name in cdc_row_state_columns(target_table) if name != '_cdc_is_deleted' %}
+            applied_changes.{{ cdc_quote(name) }}{{ ',' if not loop.last }}
+            {%- endfor %}
+        from {{ 'resolved_changes' if moves_whole_rows else 'new_changes' }} as applied_changes
+        {{ cdc_keep_rows_where('applied_changes._cdc_last_change is not null') }}
+    )
+    {%- else %}
+
     final as (
         select folded_changes.*
         from (
@@ -73,6 +88,7 @@
             ) | indent(12) }}
         ) as folded_changes
     )
+    {%- endif %}
 
     select * from final
 {% endmacro %}
@@ -154,14 +170,23 @@
 
 
 {% macro cdc_state_is_incremental() %}
-    {#- True when the model's state table exists and no full refresh was asked for. -#}
+    {#- True when the model's state table (and history table, if it asks for one) exists and no full refresh was asked for. -#}
     {%- if not execute or flags.FULL_REFRESH or (model.config.get('full_refresh') is true) -%}
         {{ return(false) }}
     {%- endif -%}
-    {%- set state_relation = cdc_state_relation(this) -%}
-    {{ return(adapter.get_relation(
-        database=state_relation.database, schema=state_relation.schema, identifier=state_relation.identifier
-    ) is not none) }}
+    {#- a table that asks for history and has none yet is built whole: the history needs every change -#}
+    {%- set relations = [cdc_state_relation(this)] -%}
+    {%- if cdc_target_table(model.name).history is true -%}
+        {%- do relations.append(cdc_history_state_relation(this)) -%}
+    {%- endif -%}
+    {%- for relation in relations -%}
+        {%- if adapter.get_relation(
+            database=relation.database, schema=relation.schema, identifier=relation.identifier
+        ) is none -%}
+            {{ return(false) }}
+        {%- endif -%}
+    {%- endfor -%}
+    {{ return(true) }}
 {% endmacro %}
 
 
@@ -183,6 +208,11 @@
 
 {% macro cdc_no_new_changes_marker() -%}
     cdc: no new changes for this table
+{%- endmacro %}
+
+
+{% macro cdc_truncations_marker() -%}
+    cdc: the new changes hold a truncation
 {%- endmacro %}
 
 

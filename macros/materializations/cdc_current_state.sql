@@ -19,7 +19,13 @@
     {%- endif -%}
     {%- set incremental = cdc_state_is_incremental() -%}
     {%- set has_new_changes = cdc_no_new_changes_marker() not in sql -%}
+    {%- set has_truncations = cdc_truncations_marker() in sql -%}
     {%- set existing_relation = load_cached_relation(this) -%}
+    {#- A table with history: the model's SQL gives the new changes, not their fold (macros/marts/history.sql). -#}
+    {%- set history = target_table.history is true -%}
+    {%- set changes_relation = cdc_changes_relation(this) -%}
+    {%- set history_state_relation = cdc_history_state_relation(this) -%}
+    {%- set history_relation = cdc_history_relation(this) -%}
 
     {{ run_hooks(pre_hooks) }}
 
@@ -36,11 +42,16 @@
             using parquet
             partitioned by (_cdc_batch)
         {%- endcall %}
+        {%- if history %}
+            {%- do _cdc_create_history_tables(target_table, changes_relation, history_state_relation) -%}
+        {%- elif load_cached_relation(history_state_relation) is not none %}
+            {#- history no longer asked for -#}
+            {%- do adapter.drop_relation(history_relation) -%}
+            {%- do adapter.drop_relation(history_state_relation) -%}
+            {%- do adapter.drop_relation(changes_relation) -%}
+        {%- endif %}
         {%- if has_new_changes %}
-            {% call statement('main') -%}
-                insert into {{ state_relation }} partition (_cdc_batch = 0)
-                select * from ({{ sql }}) as folded_changes
-            {%- endcall %}
+            {%- do _cdc_append_batch(target_table, state_relation, 0, sql, history, has_truncations) -%}
         {%- else %}
             {% call noop_statement('main', 'no staged changes') -%}{%- endcall %}
         {%- endif %}
@@ -49,17 +60,14 @@
         {%- set batches = _cdc_state_batches(state_relation) -%}
         {%- if has_new_changes %}
             {%- set next_batch = (batches | max) + 1 -%}
-            {% call statement('main') -%}
-                insert into {{ state_relation }} partition (_cdc_batch = {{ next_batch }})
-                select * from ({{ sql }}) as folded_changes
-            {%- endcall %}
+            {%- do _cdc_append_batch(target_table, state_relation, next_batch, sql, history, has_truncations) -%}
             {%- do batches.append(next_batch) -%}
             {#- A view's text must fit the metastore (Derby keeps at most 32,700 characters): a table
                 too wide for a folded view has its deltas folded into the base at once. -#}
             {%- set folded_view_too_long = cdc_rows_view_sql(target_table, state_relation, true) | length
                 > var('cdc_max_view_text_length') | int -%}
             {%- if batches | length > compact_after or folded_view_too_long -%}
-                {%- do _cdc_compact_state(target_table, state_relation, batches) -%}
+                {%- do _cdc_compact_batches(state_relation, batches, cdc_fold_row_states(state_relation, target_table)) -%}
                 {%- set batches = [0] -%}
             {%- endif -%}
         {%- else %}
@@ -84,6 +92,24 @@
             {{ cdc_current_rows_view_sql(target_table, rows_relation) }}
         {%- endcall %}
     {%- endif -%}
+    {%- if history and has_new_changes -%}
+        {%- set history_batches = _cdc_state_batches(history_state_relation) -%}
+        {%- if history_batches | length > compact_after -%}
+            {%- do _cdc_compact_batches(
+                history_state_relation, history_batches, cdc_history_view_sql(target_table, history_state_relation)
+            ) -%}
+            {%- do _cdc_compact_batches(
+                changes_relation, _cdc_state_batches(changes_relation), 'select * except (_cdc_batch) from ' ~ changes_relation
+            ) -%}
+        {%- endif -%}
+    {%- endif -%}
+    {%- if history and (not incremental or load_cached_relation(history_relation) is none) -%}
+        {#- the view's text does not depend on the batches, so it is written once -#}
+        {% call statement('history_view') -%}
+            create or replace view {{ history_relation }} as
+            {{ cdc_history_view_sql(target_table, history_state_relation) }}
+        {%- endcall %}
+    {%- endif -%}
 
     {{ run_hooks(post_hooks) }}
     {% do persist_docs(target_relation, model) %}
@@ -101,30 +127,111 @@
 {% endmacro %}
 
 
-{% macro _cdc_compact_state(target_table, state_relation, batches) %}
+{% macro _cdc_append_batch(target_table, state_relation, batch, sql, history, has_truncations) %}
     {#-
-        Folds every batch of the state into the base (batch 0). The fold is written to a side
-        table first (Spark cannot overwrite a table it reads), then replaces batch 0, then the
-        deltas are dropped. Stopped anywhere, the state still folds to the same rows: the base
-        may then hold changes a delta holds too, and folding them twice changes nothing.
+        Appends the run's new changes (the model's `sql`) to the state as batch `batch`: their
+        fold, which is the model's SQL itself for a table without history. With history, the
+        SQL gives the changes: they are kept as one batch of <model>__cdc_changes, the state's
+        batch is their fold, and the history of the keys they touch (of every key when one
+        truncates the table) is written again as one batch of <model>__cdc_history.
+    -#}
+    {%- if not history %}
+        {% call statement('main') -%}
+            insert into {{ state_relation }} partition (_cdc_batch = {{ batch }})
+            select * from ({{ sql }}) as folded_changes
+        {%- endcall %}
+        {{ return(none) }}
+    {%- endif %}
+    {%- set changes_relation = cdc_changes_relation(this) -%}
+    {%- set history_state_relation = cdc_history_state_relation(this) -%}
+    {#- batch 0 is the state's base: a first build or a full refresh -#}
+    {%- set change_batch = 0 if batch == 0 else (_cdc_state_batches(changes_relation) | max) + 1 -%}
+    {% call statement('main') -%}
+        insert into {{ changes_relation }} partition (_cdc_batch = {{ change_batch }})
+        select * from ({{ sql }}) as new_changes
+    {%- endcall %}
+    {#- the history before the state: a run stopped between them reads the same changes again -#}
+    {%- if batch == 0 or has_truncations %}
+        {#- every key's history (a truncation closes every open version), as the new base -#}
+        {%- do _cdc_drop_later_batches(history_state_relation, _cdc_state_batches(history_state_relation)) -%}
+        {% call statement('history_versions') -%}
+            insert overwrite table {{ history_state_relation }} partition (_cdc_batch = 0)
+            {{ cdc_history_versions(changes_relation, target_table) }}
+        {%- endcall %}
+    {%- else %}
+        {#- the history of the keys the new changes touch, as one more batch -#}
+        {% call statement('history_versions') -%}
+            insert into {{ history_state_relation }} partition (_cdc_batch = {{ (_cdc_state_batches(history_state_relation) | max) + 1 }})
+            {{ cdc_history_versions(changes_relation, target_table, rebuilt_batch=change_batch) }}
+        {%- endcall %}
+    {%- endif %}
+    {% call statement('fold_changes') -%}
+        insert into {{ state_relation }} partition (_cdc_batch = {{ batch }})
+        {{ cdc_fold_row_states(
+            '(select * from ' ~ changes_relation ~ ' as changes where ' ~ cdc_in_batch('changes', change_batch) ~ ')',
+            target_table, truncations=has_truncations,
+        ) }}
+    {%- endcall %}
+{% endmacro %}
+
+
+{% macro _cdc_create_history_tables(target_table, changes_relation, history_state_relation) %}
+    {#- The (empty) tables of a table's changes and versions, from their declared schemas. -#}
+    {% do run_query('drop table if exists ' ~ changes_relation) %}
+    {% do run_query('drop table if exists ' ~ history_state_relation) %}
+    {% call statement('create_changes') -%}
+        create table {{ changes_relation }} (
+            {{- cdc_row_state_schema(target_table, with_deleted_flag=false) | indent(12) }},
+            _cdc_batch int
+        )
+        using parquet
+        partitioned by (_cdc_batch)
+    {%- endcall %}
+    {% call statement('create_history') -%}
+        create table {{ history_state_relation }} (
+            {{- cdc_history_schema(target_table) | indent(12) }},
+            _cdc_batch int
+        )
+        using parquet
+        partitioned by (_cdc_batch)
+    {%- endcall %}
+{% endmacro %}
+
+
+{% macro _cdc_compact_batches(relation, batches, compacted_sql) %}
+    {#-
+        Replaces every batch of `relation` (a state or history table) by the rows of
+        `compacted_sql` (their fold, or their latest versions) as the base (batch 0). The rows
+        are written to a side table first (Spark cannot overwrite a table it reads), then
+        replace batch 0, then the later batches are dropped. Stopped anywhere, the table still
+        reads the same: the base may then hold what a later batch holds too, and the fold (or
+        the latest batch of a key) gives the same rows.
     -#}
     {%- set compacted = api.Relation.create(
-        database=state_relation.database, schema=state_relation.schema,
-        identifier=state_relation.identifier ~ '__compacting', type='table'
+        database=relation.database, schema=relation.schema,
+        identifier=relation.identifier ~ '__compacting', type='table'
     ) -%}
-    {%- set deltas = [] -%}
-    {%- for batch in batches if batch != 0 -%}
-        {%- do deltas.append('partition (_cdc_batch = ' ~ batch ~ ')') -%}
-    {%- endfor -%}
     {% do run_query('drop table if exists ' ~ compacted) %}
     {% call statement('compact_fold') -%}
         create table {{ compacted }} using parquet as
-        {{ cdc_fold_row_states(state_relation, target_table) }}
+        {{ compacted_sql }}
     {%- endcall %}
     {% call statement('compact_base') -%}
-        insert overwrite table {{ state_relation }} partition (_cdc_batch = 0)
+        insert overwrite table {{ relation }} partition (_cdc_batch = 0)
         select * from {{ compacted }}
     {%- endcall %}
-    {% do run_query('alter table ' ~ state_relation ~ ' drop if exists ' ~ deltas | join(', ')) %}
+    {% do _cdc_drop_later_batches(relation, batches) %}
     {% do run_query('drop table if exists ' ~ compacted) %}
+{% endmacro %}
+
+
+{% macro _cdc_drop_later_batches(relation, batches) %}
+    {#- Drops the partitions of `batches` after the base (batch 0) from `relation`. -#}
+    {%- set partitions = [] -%}
+    {%- for batch in batches if batch != 0 -%}
+        {%- do partitions.append('partition (_cdc_batch = ' ~ batch ~ ')') -%}
+    {%- endfor -%}
+    {%- if partitions -%}
+        {% do run_query('alter table ' ~ relation ~ ' drop if exists ' ~ partitions | join(', ')) %}
+    {%- endif -%}
 {% endmacro %}

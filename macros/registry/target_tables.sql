@@ -17,6 +17,7 @@
                   - {database: shop_eu, table: orders}
                   - {database_pattern: 'shop_\d+', table_pattern: 'orders_\d+'}
                 source_in_key: false
+                history: true   # also <model>_history: one row per version of each key (SCD type 2)
           columns:
             - name: id
               data_type: int
@@ -95,6 +96,13 @@
         ) }}
     {% endif %}
 
+    {% set history = spec.get('history', false) %}
+    {% if history not in [true, false] %}
+        {{ exceptions.raise_compiler_error(
+            where ~ ": meta.cdc.history must be true or false, got " ~ history
+        ) }}
+    {% endif %}
+
     {% set columns = [] %}
     {% for column in node.columns.values() if not column.name.startswith('_cdc') %}
         {% set column_meta = (column.get('config') or {}).get('meta') or column.get('meta') or {} %}
@@ -140,6 +148,7 @@
         'name': node.name,
         'sources': sources,
         'source_in_key': source_in_key,
+        'history': history,
         'key_columns': keys,
         'columns': columns,
     }) }}

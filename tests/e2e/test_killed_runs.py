@@ -17,13 +17,20 @@ from pathlib import Path
 from conftest import PROJECT_DIR, SAMPLE_LANDING, Dbt
 
 # (model whose start the kill waits for, seconds after it): staging, the rejection log, a mart.
-KILL_POINTS = [("stg_debezium__records", 1.5), ("int_change_rejections_logged", 1.5), ("shop__orders", 2.0)]
+# The mart keeps history: its run writes the changes, the versions and the state in turn.
+KILL_POINTS = [
+    ("stg_debezium__records", 1.5),
+    ("int_change_rejections_logged", 1.5),
+    ("payments__transactions", 2.0),
+]
 SECOND_RUN_FILES = [
     "orders-0002.jsonl",
     "orders-0003-bad.jsonl",
     "dbserver1.shop.customers+0+0000000008.parquet",
     "realtime-0002.csv",
     "nation-0002.jsonl",
+    # hour 10's late file: its changes land in the middle of payments' history
+    "part-00002-0d4e7b92-31a8-4f5c-8e16-c2a97b5d1402-c000.snappy.parquet",
 ]
 # Models and the seed only: no tests (dbt build would add each selected model's tests).
 MODELS = [
@@ -63,6 +70,9 @@ COMPARED = {
         "hr__employees",
         "tpch__nation",
         "payments__transactions",
+        "payments__transactions_history",
+        "shop__products_history",
+        "shop__cart_items_history",
     ],
 }
 

@@ -523,6 +523,221 @@ def test_parquet_export_hours_late_files_and_column_drift(spark: SparkSession, s
     ]
 
 
+VERSION = ["valid_from", "valid_to", "is_current", "_cdc.operation", "_cdc.change_sequence"]
+
+
+def history_rows(
+    spark: SparkSession, schema: str, table: str, columns: list[str], keys: list[str]
+) -> list[tuple[str | None, ...]]:
+    """Selected columns of a table's history (<table>_history), as text, in key and version order."""
+    return rows_as_text(
+        spark,
+        f"select {', '.join(columns + VERSION)} from {schema}_marts.{table}_history"
+        f" order by {', '.join(keys)}, valid_from, valid_to nulls last",
+    )
+
+
+def test_history_keeps_every_version(spark: SparkSession, sample_build: str) -> None:
+    """meta.cdc.history: true. Payments: the late hour-10 file's update of 4 (sequence 4310050)
+    lands between two versions it arrived after, and its update of 2 closes the version before;
+    3's delete closes its only version; duplicates with the same or a new sequence open none.
+    Products: an update before the insert (sequence 99) opens the first version of 3; 2 is
+    deleted; the key change 4 -> 5 closes 4 and opens 5; the redelivered message adds nothing.
+    Cart items: the truncation at 09:45 closes every open version; (2, C) comes after it."""
+    assert history_rows(
+        spark, sample_build, "payments__transactions", ["id", "status", "amount", "memo"], ["id"]
+    ) == [
+        (
+            "1",
+            "pending",
+            "250.00",
+            "Invoice 2024-0117",
+            "2024-03-01 09:05:12.25",
+            "2024-03-01 10:02:00.25",
+            "false",
+            "insert",
+            "[0, 0, 4310001]",
+        ),
+        (
+            "1",
+            "authorized",
+            "250.00",
+            "Invoice 2024-0117",
+            "2024-03-01 10:02:00.25",
+            "2024-03-01 11:15:00.25",
+            "false",
+            "update",
+            "[0, 0, 4310101]",
+        ),
+        (
+            "1",
+            "settled",
+            "250.00",
+            "Invoice 2024-0117",
+            "2024-03-01 11:15:00.25",
+            None,
+            "true",
+            "update",
+            "[0, 0, 4310201]",
+        ),
+        (
+            "2",
+            "pending",
+            "1200.50",
+            "Rent, March",
+            "2024-03-01 09:12:40.25",
+            "2024-03-01 10:10:00.25",
+            "false",
+            "insert",
+            "[0, 0, 4310002]",
+        ),
+        (
+            "2",
+            "pending",
+            "1150.50",
+            "Rent, March",
+            "2024-03-01 10:10:00.25",
+            "2024-03-01 10:40:00.25",
+            "false",
+            "update",
+            "[0, 0, 4310102]",
+        ),
+        (
+            "2",
+            "authorized",
+            "1150.50",
+            "Rent, March (corrected)",
+            "2024-03-01 10:40:00.25",
+            None,
+            "true",
+            "update",
+            "[0, 0, 4310150]",
+        ),
+        (
+            "3",
+            "pending",
+            "75.00",
+            None,
+            "2024-03-01 09:20:03.25",
+            "2024-03-01 10:20:00.25",
+            "false",
+            "insert",
+            "[0, 0, 4310003]",
+        ),
+        (
+            "4",
+            "pending",
+            "-19.99",
+            "Refund for order 5531",
+            "2024-03-01 09:31:55.25",
+            "2024-03-01 10:00:30.25",
+            "false",
+            "insert",
+            "[0, 0, 4310004]",
+        ),
+        (
+            "4",
+            "on_hold",
+            "-19.99",
+            "Refund for order 5531",
+            "2024-03-01 10:00:30.25",
+            "2024-03-01 10:30:00.25",
+            "false",
+            "update",
+            "[0, 0, 4310050]",
+        ),
+        (
+            "4",
+            "pending",
+            "-19.99",
+            "Refund for order 5531",
+            "2024-03-01 10:30:00.25",
+            None,
+            "true",
+            "update",
+            "[0, 0, 4310104]",
+        ),
+        (
+            "5",
+            "settled",
+            "9.99",
+            "Card top-up",
+            "2024-03-01 09:47:30.25",
+            None,
+            "true",
+            "update",
+            "[0, 0, 4310005]",
+        ),
+        (
+            "6",
+            "pending",
+            "7.00",
+            None,
+            "2024-03-01 11:42:10.25",
+            "2024-03-01 12:10:00.25",
+            "false",
+            "insert",
+            "[0, 0, 4310202]",
+        ),
+        (
+            "6",
+            "authorized",
+            "7.25",
+            None,
+            "2024-03-01 12:10:00.25",
+            None,
+            "true",
+            "update",
+            "[0, 0, 4310302]",
+        ),
+    ]
+    assert history_rows(spark, sample_build, "shop__products", ["id", "name", "price"], ["id"]) == [
+        ("1", "Pen", "1.50", "2026-11-01 09:00:00", "2026-11-03 08:00:00", "false", "snapshot", "[100]"),
+        ("1", "Pen", "1.75", "2026-11-03 08:00:00", None, "true", "update", "[102]"),
+        ("2", "Ink", "4.25", "2026-11-01 09:00:00", "2026-11-03 08:20:00", "false", "snapshot", "[100]"),
+        ("3", "Old pad", "2.00", "2026-11-02 10:00:00", "2026-11-02 10:15:30", "false", "update", "[99]"),
+        ("3", "Notepad", "2.00", "2026-11-02 10:15:30", "2026-11-03 08:00:00", "false", "insert", "[101]"),
+        ("3", "Notebook", "2.00", "2026-11-03 08:00:00", None, "true", "update", "[102]"),
+        ("4", "Clips", "0.99", "2026-11-02 10:15:30", "2026-11-03 08:05:00", "false", "insert", "[101]"),
+        ("5", "Clips", "0.99", "2026-11-03 08:05:00", None, "true", "update", "[103]"),
+    ]
+    assert history_rows(
+        spark, sample_build, "shop__cart_items", ["cart_id", "sku", "quantity"], ["cart_id", "sku"]
+    ) == [
+        (
+            "1",
+            "A",
+            "2",
+            "2024-03-01 09:30:00",
+            "2024-03-01 09:45:00",
+            "false",
+            "insert",
+            "[24030920, 24031016]",
+        ),
+        (
+            "1",
+            "B",
+            "1",
+            "2024-03-01 09:30:00",
+            "2024-03-01 09:45:00",
+            "false",
+            "insert",
+            "[24030920, 24031184]",
+        ),
+        (
+            "2",
+            "A",
+            "3",
+            "2024-03-01 09:31:12",
+            "2024-03-01 09:45:00",
+            "false",
+            "insert",
+            "[24031300, 24031432]",
+        ),
+        ("2", "C", "5", "2024-03-01 09:47:30", None, "true", "insert", "[24031800, 24031936]"),
+    ]
+
+
 def test_quarantine_says_why(spark: SparkSession, sample_build: str) -> None:
     assert rows_as_text(
         spark,
