@@ -68,7 +68,7 @@ models:
       meta:
         cdc:
           source: {source}
-          keys: [id]
+          keys: [id]{history}
     columns:
       - {name: id, data_type: bigint, description: Product id.}
       - {name: name, data_type: string, description: Name.}
@@ -252,7 +252,7 @@ def run_peers(data: Path, work: Path, driver_memory: str, flavour: str) -> dict[
     }
 
 
-def copy_project(destination: Path, landing_folder: str) -> None:
+def copy_project(destination: Path, landing_folder: str, history: bool) -> None:
     shutil.copytree(
         PROJECT_DIR,
         destination,
@@ -270,7 +270,11 @@ def copy_project(destination: Path, landing_folder: str) -> None:
         if landing_folder.startswith("parquet_export/")
         else "{database: inventory, table: products}"
     )
-    (bench / "_bench__models.yml").write_text(BENCH_MODELS_YAML.replace("{source}", source))
+    (bench / "_bench__models.yml").write_text(
+        BENCH_MODELS_YAML.replace("{source}", source).replace(
+            "{history}", "\n          history: true" if history else ""
+        )
+    )
 
 
 CANAL_ROW = re.compile(rb'\{"id":"[0-9]')
@@ -323,10 +327,10 @@ def model_seconds(run_results: Path) -> tuple[float, dict[str, float]]:
 
 
 def run_project(
-    work: Path, batches: list[Path], full_batches: int, driver_memory: str, landing_folder: str
+    work: Path, batches: list[Path], full_batches: int, driver_memory: str, landing_folder: str, history: bool
 ) -> list[dict[str, Any]]:
     project = work / "project"
-    copy_project(project, landing_folder)
+    copy_project(project, landing_folder, history)
     landing = work / "landing" / landing_folder
     env = {
         name: value
@@ -383,8 +387,11 @@ def run_project(
     return runs
 
 
-def check_project(work: Path, expected_csv: Path, landed_lines: int, staging_model: str) -> dict[str, Any]:
-    """Wrong keys against the oracle, and every landed row event staged, nothing quarantined."""
+def check_project(
+    work: Path, expected_csv: Path, landed_lines: int, staging_model: str, history: bool
+) -> dict[str, Any]:
+    """Wrong keys against the oracle, and every landed row event staged, nothing quarantined;
+    with history, its size, its current versions against the current state and its overlaps."""
     spec = importlib.util.spec_from_file_location("peers_common", PEERS_DIR / "peers_common.py")
     assert spec and spec.loader
     peers_common = importlib.util.module_from_spec(spec)
@@ -419,8 +426,37 @@ def check_project(work: Path, expected_csv: Path, landed_lines: int, staging_mod
     quarantined = spark.sql(
         f"select count(*) from {SCHEMA}_intermediate.int_quarantined_records_logged"
     ).first()[0]
+    checked = {
+        **comparison,
+        "landed_lines": landed_lines,
+        "staged_records": staged,
+        "quarantined": quarantined,
+    }
+    if history:
+        columns = "id, name, description, weight, updated_at"
+        versions = f"{SCHEMA}_marts.{MART}_history"
+        checked["history"] = (
+            spark.sql(
+                f"""
+            select
+                (select count(*) from {versions}) as versions,
+                (select count(distinct id) from {versions}) as keys,
+                (select count(*) from (
+                    (select {columns} from {versions} where is_current except all select {columns} from {SCHEMA}_marts.{MART})
+                    union all
+                    (select {columns} from {SCHEMA}_marts.{MART} except all select {columns} from {versions} where is_current)
+                )) as current_mismatches,
+                (select count(*) from (
+                    select valid_to, lead(valid_from) over (partition by id order by valid_from, valid_to nulls last) as next_from
+                    from {versions}
+                ) where next_from < valid_to or (next_from is not null and valid_to is null)) as overlaps
+            """
+            )
+            .first()
+            .asDict()
+        )
     spark.stop()
-    return {**comparison, "landed_lines": landed_lines, "staged_records": staged, "quarantined": quarantined}
+    return checked
 
 
 def ratio(numerator: float | None, denominator: float | None) -> str:
@@ -440,7 +476,8 @@ def summary(report: dict[str, Any]) -> str:
             "parquet_export": "(an hourly Parquet CDC export, one hour folder per batch; the peers fold the same changes "
             "as Debezium JSON lines), ",
         }.get(report["flavour"], f"({report['flavour']} JSON lines), ")
-        + f"then +10%, +1%, nothing. Machine load before: {report['load_average']}.",
+        + f"then +10%, +1%, nothing. Machine load before: {report['load_average']}."
+        + (" The project's table keeps history (meta.cdc.history: true)." if report.get("history") else ""),
         "",
         "| run | events | project models s | project wall s | events/s (models) | x hand fold | x from_json floor "
         "| incremental / full (models) | CPU s | JVM peak RSS MiB |",
@@ -463,6 +500,17 @@ def summary(report: dict[str, Any]) -> str:
         f"(oracle of the generator); {check['landed_lines']} row events landed, {check['staged_records']} staged, "
         f"{check['quarantined']} quarantined.",
         "",
+        *(
+            [
+                f"History (meta.cdc.history: true, included in every project figure above): "
+                f"{check['history']['versions']} versions of {check['history']['keys']} keys; "
+                f"{check['history']['current_mismatches']} current versions differ from the current state; "
+                f"{check['history']['overlaps']} overlapping intervals.",
+                "",
+            ]
+            if "history" in check
+            else []
+        ),
         "Slowest models of the full build: "
         + ", ".join(
             f"{name} {seconds} s"
@@ -485,6 +533,11 @@ def main(argv: list[str] | None = None) -> int:
         "--work-dir", type=Path, default=None, help="where to generate and run (default: a temp folder)"
     )
     parser.add_argument("--keep", action="store_true", help="keep the work folder")
+    parser.add_argument(
+        "--history",
+        action="store_true",
+        help="the benchmark's table keeps history too (meta.cdc.history: true)",
+    )
     parser.add_argument(
         "--flavour", choices=sorted(FLAVOURS), default="debezium", help="the workload's flavour"
     )
@@ -529,13 +582,16 @@ def main(argv: list[str] | None = None) -> int:
         "keys": args.keys,
         "load_average": round(os.getloadavg()[0], 2),
         "driver_memory": args.driver_memory,
+        "history": args.history,
     }
     print("== peers on the full build's files", flush=True)
     report["peers"] = run_peers(peer_data, work, args.driver_memory, peer_flavour)
-    report["project"] = run_project(work, batches, full_batches, args.driver_memory, landing_folder)
+    report["project"] = run_project(
+        work, batches, full_batches, args.driver_memory, landing_folder, args.history
+    )
     landed = sum(run["events"] for run in report["project"])
     report["check"] = check_project(
-        work, work / "generated" / "expected_final_state.csv", landed, staging_model
+        work, work / "generated" / "expected_final_state.csv", landed, staging_model, args.history
     )
     text = summary(report)
     print("\n" + text)
@@ -546,7 +602,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nwritten to {out}")
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
-    return 0 if report["check"]["wrong_keys"] == 0 else 1
+    history = report["check"].get("history", {})
+    history_wrong = history.get("current_mismatches", 0) + history.get("overlaps", 0)
+    return 0 if report["check"]["wrong_keys"] == 0 and history_wrong == 0 else 1
 
 
 if __name__ == "__main__":
