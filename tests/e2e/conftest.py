@@ -155,15 +155,20 @@ def dbt(spark_remote: str) -> Dbt:
     return Dbt(spark_remote)
 
 
-def rows_as_text(spark: SparkSession, query: str) -> list[tuple[str | None, ...]]:
-    """The query's rows with every value as Spark's own string cast, bytes as hex (null stays None)."""
+def text_cast_query(spark: SparkSession, query: str) -> str:
+    """The query with every value cast to Spark's own string form, bytes as hex (null stays null)."""
     fields = spark.sql(query).schema.fields
     quoted = [(f"`{field.name.replace('`', '``')}`", field.dataType.typeName()) for field in fields]
     columns = ", ".join(
         f"hex({name}) as {name}" if type_name == "binary" else f"cast({name} as string) as {name}"
         for name, type_name in quoted
     )
-    return [tuple(row) for row in spark.sql(f"select {columns} from ({query}) as rows_under_test").collect()]
+    return f"select {columns} from ({query}) as rows_under_test"
+
+
+def rows_as_text(spark: SparkSession, query: str) -> list[tuple[str | None, ...]]:
+    """The query's rows with every value as Spark's own string cast, bytes as hex (null stays None)."""
+    return [tuple(row) for row in spark.sql(text_cast_query(spark, query)).collect()]
 
 
 def table_rows(

@@ -4,15 +4,17 @@ control log row by row. The expected rows are worked out in sample_data/README.m
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from pyspark.sql import SparkSession
 
-from conftest import PROJECT_DIR, SAMPLE_LANDING, Dbt, rows_as_text, table_rows
+from conftest import PROJECT_DIR, SAMPLE_LANDING, Dbt, rows_as_text, table_rows, text_cast_query
 
 SCHEMA = "it_sample"
 CDC = ["_cdc.operation", "_cdc.change_sequence", "_cdc.commit_timestamp"]
@@ -893,3 +895,116 @@ def test_lineage_site_opens_on_the_project_in_a_real_browser(
     assert check.returncode == 0, check.stdout + check.stderr
     assert "FAIL" not in check.stdout and check.stdout.count("ok   ") == 5, check.stdout
     assert screenshot.stat().st_size > 20_000, "the graph was drawn"
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """bin/cluster up --connect: a standalone master, two workers, the Thrift server (with the
+    python_udfs helpers) and a Spark Connect server on 127.0.0.1; down when the module is done.
+    Its settings (CDC_THRIFT_PORT, CDC_SPARK_MASTER, SPARK_REMOTE)."""
+    state = tmp_path_factory.mktemp("cluster")
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if name not in ("SPARK_REMOTE", "SPARK_CONNECT_MODE_ENABLED")
+    }
+    command = [str(PROJECT_DIR / "bin" / "cluster")]
+    started = subprocess.run(
+        [*command, "up", "--connect", "--state-dir", str(state)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    try:
+        assert started.returncode == 0, f"bin/cluster up failed:\n{started.stdout}\n{started.stderr}"
+        settings = dict(
+            line.removeprefix("export ").split("=", 1)
+            for line in started.stdout.splitlines()
+            if line.startswith("export ")
+        )
+        assert settings["CDC_SPARK_MASTER"].startswith("spark://127.0.0.1:"), started.stdout
+        settings["SPARK_REMOTE"] = started.stdout.split("SPARK_REMOTE=")[1].split()[0]
+        yield settings
+    finally:
+        subprocess.run([*command, "down", "--state-dir", str(state)], env=env, check=False)
+
+
+CONNECT_QUERY = """
+import sys
+from pyspark.sql import SparkSession
+spark = SparkSession.builder.remote(sys.argv[1]).getOrCreate()
+print(spark.conf.get("spark.master"), spark.range(0, 1000, numPartitions=4).selectExpr("sum(id)").first()[0])
+"""
+
+
+def test_spark_connect_runs_on_the_same_cluster(cluster: dict[str, str]) -> None:
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if name not in ("SPARK_REMOTE", "SPARK_CONNECT_MODE_ENABLED")
+    }
+    shown = subprocess.run(
+        [sys.executable, "-c", CONNECT_QUERY, cluster["SPARK_REMOTE"]],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert shown.stdout.split()[-2:] == [cluster["CDC_SPARK_MASTER"], "499500"], shown.stdout
+
+
+def test_the_same_project_on_a_standalone_cluster(
+    dbt: Dbt, spark: SparkSession, sample_build: str, cluster: dict[str, str], tmp_path: Path
+) -> None:
+    """The sample landing through the `cluster` profile (dbt-spark's thrift method, PyHive) on a
+    Spark standalone cluster gives every current-state and history table the embedded run gave,
+    value for value (the DTS Avro and Parquet export records decoded by the helpers in the
+    workers' Python), and the same quarantine."""
+    from pyhive import hive
+
+    landing_root = tmp_path / "landing"
+    shutil.copytree(SAMPLE_LANDING, landing_root)
+    result = dbt.run(
+        "build",
+        "--exclude",
+        "test_type:unit",
+        schema="it_cluster",
+        landing_root=landing_root,
+        thrift_port=int(cluster["CDC_THRIFT_PORT"]),
+    )
+    assert "WARN 19 cdc_quarantine_is_small" in result.stdout, (
+        "the 19 bad sample records warn on the cluster too"
+    )
+
+    views = [
+        row.viewName
+        for row in spark.sql(f"show views in {sample_build}_marts").collect()
+        if "__cdc_" not in row.viewName
+    ]
+    assert len(views) > 14 and any(view.endswith("_history") for view in views), views
+    queries = {
+        view: f"select * except (_cdc), _cdc.operation, _cdc.change_sequence, _cdc.commit_timestamp"
+        f" from {{schema}}_marts.{view}"
+        for view in views
+    }
+    queries["quarantine"] = (
+        "select reason_code, count(*) from {schema}_intermediate.int_quarantined_records_logged group by reason_code"
+    )
+    compared_rows: dict[str, int] = {}
+    connection = hive.connect("127.0.0.1", port=int(cluster["CDC_THRIFT_PORT"]), username="dbt")
+    try:
+        cursor = connection.cursor()
+        for name, query in queries.items():
+            embedded = sorted(rows_as_text(spark, query.format(schema=sample_build)), key=str)
+            # the same text casts, built from the embedded table's schema, run on the cluster
+            cursor.execute(
+                text_cast_query(spark, query.format(schema=sample_build)).replace(sample_build, "it_cluster")
+            )
+            on_cluster = sorted((tuple(row) for row in cursor.fetchall()), key=str)
+            assert on_cluster == embedded, f"{name} on the cluster"
+            compared_rows[name] = len(embedded)
+    finally:
+        connection.close()
+    # the corpus targets (tests/corpus_targets) stay empty: the sample lands no corpus file
+    assert sum(1 for rows in compared_rows.values() if rows) >= 15, compared_rows
