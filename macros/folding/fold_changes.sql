@@ -41,10 +41,7 @@
         ) }}
     {%- endif -%}
     {%- set key_names = target_table.key_columns -%}
-    {%- set value_columns = [] -%}
-    {%- for column in target_table.columns if column.name not in key_names -%}
-        {%- do value_columns.append(column) -%}
-    {%- endfor -%}
+    {%- set value_columns = cdc_value_columns(target_table) -%}
     with
 
     grouped_rows as (
@@ -53,16 +50,7 @@
             row_states.{{ cdc_quote(name) }},
             {%- endfor %}
             max(row_states._cdc_truncated_before) as truncated_before,
-            max_by(row_states._cdc_reset, row_states._cdc_reset.version) as reset,
-            {%- for column in value_columns %}
-            max_by(
-                row_states.{{ cdc_quote(column.name) }},
-                coalesce(row_states._cdc_column_versions.{{ cdc_quote(column.name) }}, row_states._cdc_reset.version)
-            ) as {{ cdc_quote(column.name) }},
-            max(
-                coalesce(row_states._cdc_column_versions.{{ cdc_quote(column.name) }}, row_states._cdc_reset.version)
-            ) as _version_{{ loop.index }},
-            {%- endfor %}
+            {{ cdc_column_rules('row_states', value_columns) | indent(12) }}
             max(row_states._cdc_last_change) as last_change,
             max(row_states._cdc_loaded_at) as loaded_at
         from {{ row_states_relation }} as row_states
@@ -150,6 +138,27 @@
     select * from final
     {%- endif %}
 {% endmacro %}
+
+
+{% macro cdc_column_rules(relation, value_columns, window=none) -%}
+    {#-
+        The fold's aggregates over the changes in `relation` (row-state shape), per key or, with
+        `window` (a window name), per key up to each change: the reset (the newest whole-row
+        change), and per value column its value from the newest change that sets it and that
+        change's version (_version_<n>). Each ends with a comma.
+    -#}
+    {%- set over = ' over ' ~ window if window else '' -%}
+    max_by({{ relation }}._cdc_reset, {{ relation }}._cdc_reset.version){{ over }} as reset,
+    {%- for column in value_columns %}
+    max_by(
+        {{ relation }}.{{ cdc_quote(column.name) }},
+        coalesce({{ relation }}._cdc_column_versions.{{ cdc_quote(column.name) }}, {{ relation }}._cdc_reset.version)
+    ){{ over }} as {{ cdc_quote(column.name) }},
+    max(
+        coalesce({{ relation }}._cdc_column_versions.{{ cdc_quote(column.name) }}, {{ relation }}._cdc_reset.version)
+    ){{ over }} as _version_{{ loop.index }},
+    {%- endfor %}
+{%- endmacro %}
 
 
 {% macro _cdc_key_row_state(relation, reset_column, value_columns) -%}

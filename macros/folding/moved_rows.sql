@@ -25,10 +25,7 @@
         carries.
     -#}
     {%- set key_names = target_table.key_columns -%}
-    {%- set value_names = [] -%}
-    {%- for column in target_table.columns if column.name not in key_names -%}
-        {%- do value_names.append(column.name) -%}
-    {%- endfor -%}
+    {%- set value_names = cdc_value_columns(target_table) | map(attribute='name') | list -%}
     {%- set declared_names = target_table.columns | map(attribute='name') | list -%}
     {%- set state_names = cdc_row_state_columns(target_table) | reject('equalto', '_cdc_is_deleted') | list -%}
     with

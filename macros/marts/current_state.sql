@@ -236,15 +236,21 @@
         {%- for column in target_table.columns %}
         row_states.{{ cdc_quote(column.name) }},
         {%- endfor %}
-        named_struct(
-            'operation', row_states._cdc_last_change.operation,
-            'change_sequence', row_states._cdc_last_change.version.sequence,
-            'commit_timestamp', row_states._cdc_last_change.commit_timestamp,
-            'loaded_at', row_states._cdc_loaded_at
-        ) as _cdc
+        {{ cdc_change_column('row_states._cdc_last_change', 'row_states._cdc_loaded_at') | indent(8) }} as _cdc
     from {{ rows_relation }} as row_states
     where not row_states._cdc_is_deleted
 {% endmacro %}
+
+
+{% macro cdc_change_column(change, loaded_at) -%}
+    {#- The _cdc column of a current-state row or a version: of the change `change` (a _cdc_last_change struct), staged at `loaded_at`. -#}
+    named_struct(
+        'operation', {{ change }}.operation,
+        'change_sequence', {{ change }}.version.sequence,
+        'commit_timestamp', {{ change }}.commit_timestamp,
+        'loaded_at', {{ loaded_at }}
+    )
+{%- endmacro %}
 
 
 {% macro _cdc_quoted_names(names) -%}

@@ -33,10 +33,7 @@
         ) }}
     {%- endif -%}
     {%- set key_names = target_table.key_columns -%}
-    {%- set value_columns = [] -%}
-    {%- for column in target_table.columns if column.name not in key_names -%}
-        {%- do value_columns.append(column) -%}
-    {%- endfor -%}
+    {%- set value_columns = cdc_value_columns(target_table) -%}
     {%- set key_list -%}
         {%- for name in key_names %}{{ cdc_quote(name) }}{{ ', ' if not loop.last }}{% endfor -%}
     {%- endset -%}
@@ -107,15 +104,7 @@
             {%- for name in key_names %}
             all_changes.{{ cdc_quote(name) }},
             {%- endfor %}
-            {%- for column in value_columns %}
-            max_by(
-                all_changes.{{ cdc_quote(column.name) }},
-                coalesce(all_changes._cdc_column_versions.{{ cdc_quote(column.name) }}, all_changes._cdc_reset.version)
-            ) over changes_so_far as {{ cdc_quote(column.name) }},
-            max(coalesce(all_changes._cdc_column_versions.{{ cdc_quote(column.name) }}, all_changes._cdc_reset.version))
-                over changes_so_far as _version_{{ loop.index }},
-            {%- endfor %}
-            max_by(all_changes._cdc_reset, all_changes._cdc_reset.version) over changes_so_far as reset,
+            {{ cdc_column_rules('all_changes', value_columns, window='changes_so_far') | indent(12) }}
             max(all_changes._cdc_last_change.commit_timestamp) over changes_so_far as valid_from,
             all_changes._cdc_last_change as change,
             all_changes._cdc_loaded_at as loaded_at
@@ -184,12 +173,7 @@
             versions.valid_from,
             versions.valid_to,
             versions.is_current,
-            named_struct(
-                'operation', versions.change.operation,
-                'change_sequence', versions.change.version.sequence,
-                'commit_timestamp', versions.change.commit_timestamp,
-                'loaded_at', versions.loaded_at
-            ) as _cdc
+            {{ cdc_change_column('versions.change', 'versions.loaded_at') | indent(12) }} as _cdc
         from versions
         where versions.opens_version
     )

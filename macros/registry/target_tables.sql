@@ -283,3 +283,13 @@
         '{{ value | string | replace("\\", "\\\\") | replace("'", "\\'") }}'
     {%- endif -%}
 {%- endmacro %}
+
+
+{% macro cdc_value_columns(target_table) %}
+    {#- The declared columns of a registry entry that are not key columns, in declared order. -#}
+    {%- set value_columns = [] -%}
+    {%- for column in target_table.columns if column.name not in target_table.key_columns -%}
+        {%- do value_columns.append(column) -%}
+    {%- endfor -%}
+    {{ return(value_columns) }}
+{% endmacro %}

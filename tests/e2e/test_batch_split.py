@@ -153,16 +153,25 @@ def land(landing_root: Path, batch: list[tuple[str, list[Path]]]) -> None:
 
 def current_state(spark: SparkSession, schema: str) -> dict[str, list[tuple[str | None, ...]]]:
     """Every current-state table, all columns but when it was loaded, as sorted text rows."""
+    return mart_rows(spark, schema, CURRENT_STATE_TABLES)
+
+
+def history(spark: SparkSession, schema: str) -> dict[str, list[tuple[str | None, ...]]]:
+    """Every history table's versions, all columns but when they were loaded, as sorted text rows."""
+    return mart_rows(spark, schema, [f"{table}_history" for table in HISTORY_TABLES])
+
+
+def mart_rows(spark: SparkSession, schema: str, views: list[str]) -> dict[str, list[tuple[str | None, ...]]]:
     return {
-        table: sorted(
+        view: sorted(
             rows_as_text(
                 spark,
                 f"select * except (_cdc), _cdc.operation, _cdc.change_sequence,"
-                f" _cdc.commit_timestamp from {schema}_marts.{table}",
+                f" _cdc.commit_timestamp from {schema}_marts.{view}",
             ),
             key=str,
         )
-        for table in CURRENT_STATE_TABLES
+        for view in views
     }
 
 
@@ -185,21 +194,6 @@ def row_state(spark: SparkSession, schema: str) -> dict[str, list[tuple[str | No
             key=str,
         )
         for table in CURRENT_STATE_TABLES
-    }
-
-
-def history(spark: SparkSession, schema: str) -> dict[str, list[tuple[str | None, ...]]]:
-    """Every history table's versions, all columns but when they were loaded, as sorted text rows."""
-    return {
-        table: sorted(
-            rows_as_text(
-                spark,
-                f"select * except (_cdc), _cdc.operation, _cdc.change_sequence,"
-                f" _cdc.commit_timestamp from {schema}_marts.{table}_history",
-            ),
-            key=str,
-        )
-        for table in HISTORY_TABLES
     }
 
 
