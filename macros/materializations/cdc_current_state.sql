@@ -30,20 +30,11 @@
     {{ run_hooks(pre_hooks) }}
 
     {%- if not incremental %}
-        {% call statement('drop_state') -%}
-            drop table if exists {{ state_relation }}
-        {%- endcall %}
         {#- Created from its declared schema, so that a table nothing was staged for yet costs no query plan. -#}
-        {% call statement('create_state') -%}
-            create table {{ state_relation }} (
-                {{- cdc_row_state_schema(target_table) | indent(16) }},
-                _cdc_batch int
-            )
-            using parquet
-            partitioned by (_cdc_batch)
-        {%- endcall %}
+        {%- do _cdc_create_batched_table(state_relation, cdc_row_state_schema(target_table)) -%}
         {%- if history %}
-            {%- do _cdc_create_history_tables(target_table, changes_relation, history_state_relation) -%}
+            {%- do _cdc_create_batched_table(changes_relation, cdc_row_state_schema(target_table, with_deleted_flag=false)) -%}
+            {%- do _cdc_create_batched_table(history_state_relation, cdc_history_schema(target_table)) -%}
         {%- elif load_cached_relation(history_state_relation) is not none %}
             {#- history no longer asked for -#}
             {%- do adapter.drop_relation(history_relation) -%}
@@ -175,21 +166,12 @@
 {% endmacro %}
 
 
-{% macro _cdc_create_history_tables(target_table, changes_relation, history_state_relation) %}
-    {#- The (empty) tables of a table's changes and versions, from their declared schemas. -#}
-    {% do run_query('drop table if exists ' ~ changes_relation) %}
-    {% do run_query('drop table if exists ' ~ history_state_relation) %}
-    {% call statement('create_changes') -%}
-        create table {{ changes_relation }} (
-            {{- cdc_row_state_schema(target_table, with_deleted_flag=false) | indent(12) }},
-            _cdc_batch int
-        )
-        using parquet
-        partitioned by (_cdc_batch)
-    {%- endcall %}
-    {% call statement('create_history') -%}
-        create table {{ history_state_relation }} (
-            {{- cdc_history_schema(target_table) | indent(12) }},
+{% macro _cdc_create_batched_table(relation, columns_ddl) %}
+    {#- (Re)creates `relation` empty, with the columns `columns_ddl` and the _cdc_batch partition column. -#}
+    {% do run_query('drop table if exists ' ~ relation) %}
+    {% call statement('create_' ~ relation.identifier) -%}
+        create table {{ relation }} (
+            {{- columns_ddl | indent(12) }},
             _cdc_batch int
         )
         using parquet
