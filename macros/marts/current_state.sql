@@ -100,8 +100,9 @@
         has_new_changes, has_truncations, staging_models, schema_names, moves_whole_rows}. Incremental when its state table
         exists and no full refresh was asked for; then only changes staged after the newest
         one in the state are read (loaded_after, a literal, or none while the state holds no
-        change). One probe query over the staging partition says whether any change is new,
-        whether one of them truncates the table, which staging models hold them (only
+        change). A query that stops at the first new change says whether there is any
+        (cdc_any_change_staged_after); only then one probe query over the staging partition
+        says whether one of them truncates the table, which staging models hold them (only
         those are read), and which field schema names their values carry (only those are
         decoded: cdc_schema_names_seen). In a unit test, where refs are fixtures, or before
         staging is built: assume changes and truncations in every staging model, and any
@@ -115,6 +116,14 @@
             'incremental': incremental, 'loaded_after': loaded_after,
             'has_new_changes': true, 'has_truncations': true, 'staging_models': none, 'schema_names': none,
             'moves_whole_rows': cdc_key_changes_move_whole_rows(none) | trim == 'true',
+        }) }}
+    {%- endif -%}
+    {#- most runs have nothing new for most tables: then no probe -#}
+    {%- if not cdc_any_change_staged_after(loaded_after, target_table) -%}
+        {{ return({
+            'incremental': incremental, 'loaded_after': loaded_after,
+            'has_new_changes': false, 'has_truncations': false, 'staging_models': [], 'schema_names': {},
+            'moves_whole_rows': false,
         }) }}
     {%- endif -%}
     {%- set probe -%}

@@ -483,6 +483,38 @@
 {% endmacro %}
 
 
+{% macro cdc_any_change_staged_after(loaded_after=none, target_table=none) %}
+    {#-
+        True when a staging model holds a change staged after `loaded_after` (a timestamp
+        literal; none: any change), of `target_table`'s source tables when given (a registry
+        entry; none: of any table). One query that stops at the first such change: with nothing
+        new in nine staging models about 0.6 s warm, where a probe that aggregates the new
+        changes (cdc_tables_with_new_changes, cdc_state_plan) takes about 1 s.
+    -#}
+    {%- set any_change -%}
+        {%- for model_name in var('cdc_staging_models') %}
+        (
+            select 1 as found
+            from {{ ref(model_name) }} as staged_records
+            {%- if target_table is not none %}
+            where {{ _cdc_staged_changes_condition(target_table, 'staged_records', loaded_after) | indent(12) }}
+            {%- else %}
+            where staged_records.record_outcome = 'change'
+            {%- if loaded_after %}
+                and staged_records.loaded_at > {{ loaded_after }}
+            {%- endif %}
+            {%- endif %}
+            limit 1
+        )
+        {%- if not loop.last %}
+        union all
+        {%- endif %}
+        {%- endfor %}
+    {%- endset -%}
+    {{ return(run_query(any_change).rows | length > 0) }}
+{% endmacro %}
+
+
 {% macro _cdc_may_name_same_tables(first, second) -%}
     {#- Renders true when two registry entries may name one source table name: a shared table name, or a pattern on either side. -#}
     {%- set has_pattern = (first.sources | selectattr('table_pattern') | list) or (second.sources | selectattr('table_pattern') | list) -%}

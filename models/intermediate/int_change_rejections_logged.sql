@@ -17,6 +17,12 @@
 
 {#- Changes staged after the last run's check (most runs log no rejection, so not the log's own newest row) -#}
 {%- set loaded_after = cdc_checked_through(this) if execute and is_incremental() else none -%}
+{%- if execute and is_incremental() and not cdc_any_change_staged_after(loaded_after) %}
+{#- nothing staged since: no typing to plan, no probe to run -#}
+select *
+from {{ this }}
+where false
+{%- else %}
 {#- Only the tables with changes staged since the last run are typed again, from the staging models that hold them,
     with the decodings of the field schemas they carry (one probe). -#}
 {%- set checked_tables = cdc_tables_with_new_changes(loaded_after) -%}
@@ -134,3 +140,4 @@ final as (
 )
 
 select * from final
+{%- endif %}
