@@ -11,7 +11,8 @@
    changes for the full build plus 11% more, in batches of 1% (batch files batch-000...).
 2. Runs the peers on the full build's files (the first 100 batches): the hand-written PySpark
    fold (pyspark_fold.py) and the from_json floor (floor.py --what json).
-3. Runs the project (real dbt, target `local`: Spark in the dbt process) in a copy of the
+3. Runs the project (real dbt, target `local`: Spark in the dbt process; with --server, target
+   `connect`: one Spark Connect server for the four runs) in a copy of the
    project with one more current-state table, of inventory.products (the tests' corpus
    targets stay disabled): the full build (100 batches land, `dbt build` of the models), +10% (10
    batches), +1% (1 batch), then a run with nothing landed.
@@ -42,6 +43,8 @@ PROJECT_DIR = Path(__file__).resolve().parents[1]
 PEERS_DIR = PROJECT_DIR.parent / "shared" / "peers"
 VENV_PYTHON = PROJECT_DIR / ".venv" / "bin" / "python"
 DBT = PROJECT_DIR / ".venv" / "bin" / "dbt"
+# the project's own script (the copy has no .venv): a Spark Connect server on CDC_SPARK_STATE_DIR
+SERVER_SCRIPT = PROJECT_DIR / "bin" / "spark-connect-server"
 OUT_DIR = PROJECT_DIR / "benchmark" / "out"
 SCHEMA = "bench"
 MART = "bench__products"
@@ -86,9 +89,12 @@ class TreeRssSampler(threading.Thread):
     the sum over the live process tree (dbt's Python plus the Spark JVM it starts).
     """
 
-    def __init__(self, root_pid: int, interval: float = 0.25) -> None:
+    def __init__(self, root_pid: int, interval: float = 0.25, server_pids: tuple[int, ...] = ()) -> None:
         super().__init__(daemon=True)
         self.root_pid = root_pid
+        # processes that outlive the run (a Spark server): their CPU counts from the first sample
+        self.server_pids = server_pids
+        self._cpu_baseline: dict[int, int] | None = None  # taken at the first sample
         self.interval = interval
         self.peak_tree_kb = 0
         self.peak_process_kb = 0
@@ -130,8 +136,13 @@ class TreeRssSampler(threading.Thread):
             names[int(entry.name)] = name
             cpu_ticks[int(entry.name)] = int(fields[11]) + int(fields[12])
         total = 0
-        # (pid, parent's name, parent's statm): the tree is walked from the root down.
-        stack: list[tuple[int, str, list[str]]] = [(self.root_pid, "", [])]
+        if self._cpu_baseline is None:
+            self._cpu_baseline = {pid: cpu_ticks.get(pid, 0) for pid in self.server_pids}
+        baseline = self._cpu_baseline
+        # (pid, parent's name, parent's statm): the tree is walked from the roots down.
+        stack: list[tuple[int, str, list[str]]] = [
+            (pid, "", []) for pid in (self.root_pid, *self.server_pids)
+        ]
         while stack:
             pid, parent_name, parent_statm = stack.pop()
             try:
@@ -140,7 +151,7 @@ class TreeRssSampler(threading.Thread):
             except (OSError, IndexError, ValueError):
                 continue
             stack.extend((child, names.get(pid, ""), statm) for child in children.get(pid, []))
-            self._cpu_ticks[pid] = cpu_ticks.get(pid, self._cpu_ticks.get(pid, 0))
+            self._cpu_ticks[pid] = cpu_ticks.get(pid, self._cpu_ticks.get(pid, 0)) - baseline.get(pid, 0)
             # A child spawned with vfork/posix_spawn (the JVM runs commands that way) shares its
             # parent's memory until it execs: same name, same address space size (read a moment
             # apart, so allow 1 %). Count that memory once.
@@ -158,13 +169,18 @@ class TreeRssSampler(threading.Thread):
 
 
 def measured(
-    command: list[str], log_path: Path, env: dict[str, str] | None = None, cwd: Path | None = None
+    command: list[str],
+    log_path: Path,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+    server_pids: tuple[int, ...] = (),
 ) -> dict[str, Any]:
-    """Runs a command to completion, sampling its process tree: wall s, CPU s, peak RSS, output."""
+    """Runs a command to completion, sampling its process tree (and the server processes it
+    talks to, their CPU from the command's start): wall s, CPU s, peak RSS, output."""
     started = time.perf_counter()
     with log_path.open("w") as log:
         process = subprocess.Popen(command, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT, text=True)
-        sampler = TreeRssSampler(process.pid)
+        sampler = TreeRssSampler(process.pid, server_pids=server_pids)
         sampler.start()
         returncode = process.wait()
         sampler.stop()
@@ -326,9 +342,22 @@ def model_seconds(run_results: Path) -> tuple[float, dict[str, float]]:
     return round(sum(per_model.values()), 2), per_model
 
 
+def spark_server_pids(state_dir: Path) -> tuple[int, ...]:
+    """The JVM of the Spark Connect server that bin/spark-connect-server started on state_dir."""
+    return tuple(int(path.read_text().split()[0]) for path in state_dir.glob("spark-*.pid"))
+
+
 def run_project(
-    work: Path, batches: list[Path], full_batches: int, driver_memory: str, landing_folder: str, history: bool
+    work: Path,
+    batches: list[Path],
+    full_batches: int,
+    driver_memory: str,
+    landing_folder: str,
+    history: bool,
+    server: bool = False,
 ) -> list[dict[str, Any]]:
+    """The four dbt runs; with server, through one Spark Connect server (target connect) that
+    starts before the first run (untimed, as a cluster's start would be) and stops after the last."""
     project = work / "project"
     copy_project(project, landing_folder, history)
     landing = work / "landing" / landing_folder
@@ -359,32 +388,59 @@ def run_project(
         ),
         ("nothing landed", []),
     ]
-    runs = []
-    for label, files in stages:
-        events = land(files, landing) if files else 0
-        print(f"== project, {label}: {events} events landed", flush=True)
-        slug = re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-") or "plus"
-        run = measured(
-            [str(DBT), *DBT_BUILD_ARGS, "--vars", dbt_vars], work / f"dbt-{slug}.log", env=env, cwd=project
-        )
-        seconds, per_model = model_seconds(project / "target" / "run_results.json")
-        shutil.copyfile(project / "target" / "run_results.json", work / f"run_results-{slug}.json")
-        runs.append(
-            {
-                "stage": label,
-                "events": events,
-                "model_s": seconds,
-                "wall_s": run["wall_s"],
-                "cpu_s": run["cpu_s"],
-                "peak_rss_mib": run["peak_process_rss_mib"],
-                "per_model_s": per_model,
-            }
-        )
-        print(
-            f"   models {seconds} s, wall {run['wall_s']} s, CPU {run['cpu_s']} s, peak RSS {run['peak_process_rss_mib']} MiB",
-            flush=True,
-        )
+    server_pids: tuple[int, ...] = ()
+    if server:
+        port = "15012"
+        env |= {"CDC_TARGET": "connect", "CDC_CONNECT_PORT": port, "SPARK_REMOTE": f"sc://127.0.0.1:{port}"}
+        subprocess.run([str(SERVER_SCRIPT), "start"], env=env, check=True)
+        server_pids = spark_server_pids(work / "spark")
+    try:
+        runs = [
+            _project_run(label, files, landing, work, project, env, dbt_vars, server_pids)
+            for label, files in stages
+        ]
+    finally:
+        if server:
+            subprocess.run([str(SERVER_SCRIPT), "stop"], env=env, check=False)
     return runs
+
+
+def _project_run(
+    label: str,
+    files: list[Path],
+    landing: Path,
+    work: Path,
+    project: Path,
+    env: dict[str, str],
+    dbt_vars: str,
+    server_pids: tuple[int, ...],
+) -> dict[str, Any]:
+    """Lands `files`, runs dbt build, and reads its timings."""
+    events = land(files, landing) if files else 0
+    print(f"== project, {label}: {events} events landed", flush=True)
+    slug = re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-") or "plus"
+    run = measured(
+        [str(DBT), *DBT_BUILD_ARGS, "--vars", dbt_vars],
+        work / f"dbt-{slug}.log",
+        env=env,
+        cwd=project,
+        server_pids=server_pids,
+    )
+    seconds, per_model = model_seconds(project / "target" / "run_results.json")
+    shutil.copyfile(project / "target" / "run_results.json", work / f"run_results-{slug}.json")
+    print(
+        f"   models {seconds} s, wall {run['wall_s']} s, CPU {run['cpu_s']} s, peak RSS {run['peak_process_rss_mib']} MiB",
+        flush=True,
+    )
+    return {
+        "stage": label,
+        "events": events,
+        "model_s": seconds,
+        "wall_s": run["wall_s"],
+        "cpu_s": run["cpu_s"],
+        "peak_rss_mib": run["peak_process_rss_mib"],
+        "per_model_s": per_model,
+    }
 
 
 def check_project(
@@ -477,7 +533,13 @@ def summary(report: dict[str, Any]) -> str:
             "as Debezium JSON lines), ",
         }.get(report["flavour"], f"({report['flavour']} JSON lines), ")
         + f"then +10%, +1%, nothing. Machine load before: {report['load_average']}."
-        + (" The project's table keeps history (meta.cdc.history: true)." if report.get("history") else ""),
+        + (" The project's table keeps history (meta.cdc.history: true)." if report.get("history") else "")
+        + (
+            " The project ran through one long-lived Spark Connect server (target connect), started"
+            " before the full build: its start is in no timer; its CPU and memory are in each run's."
+            if report.get("server")
+            else ""
+        ),
         "",
         "| run | events | project models s | project wall s | events/s (models) | x hand fold | x from_json floor "
         "| incremental / full (models) | CPU s | JVM peak RSS MiB |",
@@ -541,6 +603,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--flavour", choices=sorted(FLAVOURS), default="debezium", help="the workload's flavour"
     )
+    parser.add_argument(
+        "--server",
+        action="store_true",
+        help="dbt runs through one long-lived Spark Connect server (target connect), started before the full build",
+    )
     args = parser.parse_args(argv)
 
     started = datetime.now(UTC)
@@ -583,11 +650,12 @@ def main(argv: list[str] | None = None) -> int:
         "load_average": round(os.getloadavg()[0], 2),
         "driver_memory": args.driver_memory,
         "history": args.history,
+        "server": args.server,
     }
     print("== peers on the full build's files", flush=True)
     report["peers"] = run_peers(peer_data, work, args.driver_memory, peer_flavour)
     report["project"] = run_project(
-        work, batches, full_batches, args.driver_memory, landing_folder, args.history
+        work, batches, full_batches, args.driver_memory, landing_folder, args.history, args.server
     )
     landed = sum(run["events"] for run in report["project"])
     report["check"] = check_project(
