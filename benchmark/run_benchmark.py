@@ -31,6 +31,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import threading
@@ -390,7 +391,9 @@ def run_project(
     ]
     server_pids: tuple[int, ...] = ()
     if server:
-        port = "15012"
+        with socket.socket() as probe:  # a free port: another server may hold the default one
+            probe.bind(("127.0.0.1", 0))
+            port = str(probe.getsockname()[1])
         env |= {"CDC_TARGET": "connect", "CDC_CONNECT_PORT": port, "SPARK_REMOTE": f"sc://127.0.0.1:{port}"}
         subprocess.run([str(SERVER_SCRIPT), "start"], env=env, check=True)
         server_pids = spark_server_pids(work / "spark")

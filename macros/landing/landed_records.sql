@@ -346,8 +346,10 @@
 
 {% macro cdc_no_new_records() -%}
     {#-
-        The SQL of a staging run that has no new landed file: no rows, in the shape of the
-        model's own table, so that the run stages nothing without planning a parser.
+        The SQL of an incremental run with nothing new to read: no rows, in the shape of the
+        model's own table, so that the run writes nothing and plans no parser or typing (a
+        staging model with no new landed file, the rejection log with nothing staged since its
+        last check).
     -#}
     select * from {{ this }} where false
 {%- endmacro %}

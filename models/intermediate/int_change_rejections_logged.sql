@@ -19,9 +19,7 @@
 {%- set loaded_after = cdc_checked_through(this) if execute and is_incremental() else none -%}
 {%- if execute and is_incremental() and not cdc_any_change_staged_after(loaded_after) %}
 {#- nothing staged since: no typing to plan, no probe to run -#}
-select *
-from {{ this }}
-where false
+{{ cdc_no_new_records() }}
 {%- else %}
 {#- Only the tables with changes staged since the last run are typed again, from the staging models that hold them,
     with the decodings of the field schemas they carry (one probe). -#}
