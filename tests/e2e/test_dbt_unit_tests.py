@@ -1,6 +1,7 @@
-"""The dbt unit tests (one per parsing, routing and folding rule, in models/**/_*__unit_tests.yml),
-run the way bin/demo runs dbt: Spark inside the dbt process (the `local` target), on a warehouse
-of their own. `+test_type:unit` builds the models they read, on the sample data, first."""
+"""The dbt unit tests (one per parsing, routing, folding and history rule, in
+models/**/_*__unit_tests.yml and tests/rule_models/), run the way bin/demo runs dbt: Spark inside
+the dbt process (the `local` target), on a warehouse of their own. `+test_type:unit` builds the
+models they read, on the sample data, first (a rule model is ephemeral: never built)."""
 
 from __future__ import annotations
 
@@ -23,8 +24,10 @@ def test_every_unit_test_passes(dbt: Dbt, tmp_path: Path) -> None:
         "test_type:data",
         schema="it_unit",
         landing_root=landing_root,
+        extra_vars={"cdc_rule_models": True},
         in_process_state_dir=state_dir,
     )
-    unit_tests_passed = re.findall(r"PASS \S+::\S+", result.stdout)
-    assert len(unit_tests_passed) >= 30, result.stdout[-3000:]
+    unit_tests_passed = re.findall(r"PASS (\S+)::\S+", result.stdout)
+    assert len(unit_tests_passed) >= 60, result.stdout[-3000:]
+    assert unit_tests_passed.count("history_of_staged_changes") == 6, result.stdout[-3000:]
     assert "ERROR=0" in result.stdout
