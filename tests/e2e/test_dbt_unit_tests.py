@@ -28,6 +28,6 @@ def test_every_unit_test_passes(dbt: Dbt, tmp_path: Path) -> None:
         in_process_state_dir=state_dir,
     )
     unit_tests_passed = re.findall(r"PASS (\S+)::\S+", result.stdout)
-    assert len(unit_tests_passed) >= 60, result.stdout[-3000:]
-    assert unit_tests_passed.count("history_of_staged_changes") == 6, result.stdout[-3000:]
+    assert len(unit_tests_passed) >= 61, result.stdout[-3000:]
+    assert unit_tests_passed.count("history_of_staged_changes") == 7, result.stdout[-3000:]
     assert "ERROR=0" in result.stdout
