@@ -349,9 +349,15 @@
         The SQL of an incremental run with nothing new to read: no rows, in the shape of the
         model's own table, so that the run writes nothing and plans no parser or typing (a
         staging model with no new landed file, the rejection log with nothing staged since its
-        last check).
+        last check). It starts with cdc_nothing_new_marker(), which a post-hook can look for.
     -#}
+    -- {{ cdc_nothing_new_marker() }}
     select * from {{ this }} where false
+{%- endmacro %}
+
+
+{% macro cdc_nothing_new_marker() -%}
+    cdc: nothing new to read
 {%- endmacro %}
 
 

@@ -592,8 +592,13 @@
 
 
 {% macro cdc_mark_checked_through(relation) %}
-    {#- Post-hook: records that every change staged so far has been checked (see cdc_checked_through). -#}
-    {%- if not execute -%}
+    {#-
+        Post-hook: records that every change staged so far has been checked (see
+        cdc_checked_through). A run that had nothing staged since the last check to read (its
+        SQL is cdc_no_new_records) leaves the mark where it is, without the query over every
+        staged record (1.0-1.2 s on the benchmark's 1.1 million).
+    -#}
+    {%- if not execute or cdc_nothing_new_marker() in (sql or '') -%}
         {{ return('') }}
     {%- endif -%}
     {%- set newest_staged -%}
