@@ -44,6 +44,7 @@ PROJECT_DIR = Path(__file__).resolve().parents[1]
 PEERS_DIR = PROJECT_DIR.parent / "shared" / "peers"
 VENV_PYTHON = PROJECT_DIR / ".venv" / "bin" / "python"
 DBT = PROJECT_DIR / ".venv" / "bin" / "dbt"
+CLASS_ARCHIVE = PROJECT_DIR / ".venv" / "spark-classes.jsa"  # bin/spark-class-archive
 # the project's own script (the copy has no .venv): a Spark Connect server on CDC_SPARK_STATE_DIR
 SERVER_SCRIPT = PROJECT_DIR / "bin" / "spark-connect-server"
 OUT_DIR = PROJECT_DIR / "benchmark" / "out"
@@ -372,6 +373,8 @@ def run_project(
         "CDC_SCHEMA": SCHEMA,
         "CDC_SPARK_STATE_DIR": str(work / "spark"),
         "CDC_SPARK_DRIVER_MEMORY": driver_memory,
+        # the copy has no .venv: the class archive bin/setup wrote, by its absolute path
+        "CDC_SPARK_CLASS_SHARING": f"-XX:SharedArchiveFile={CLASS_ARCHIVE} -Xshare:auto",
         "DBT_PROFILES_DIR": str(project / "profiles"),
         "PYSPARK_PYTHON": str(VENV_PYTHON),
     }
