@@ -373,7 +373,7 @@ def run_project(
         "CDC_SCHEMA": SCHEMA,
         "CDC_SPARK_STATE_DIR": str(work / "spark"),
         "CDC_SPARK_DRIVER_MEMORY": driver_memory,
-        # the copy has no .venv: the class archive bin/setup wrote, by its absolute path
+        # the copy has no .venv: the install's class archive (bin/spark-class-archive), by its absolute path
         "CDC_SPARK_CLASS_SHARING": f"-XX:SharedArchiveFile={CLASS_ARCHIVE} -Xshare:auto",
         "DBT_PROFILES_DIR": str(project / "profiles"),
         "PYSPARK_PYTHON": str(VENV_PYTHON),

@@ -111,7 +111,7 @@ class Dbt:
                 "CDC_SCHEMA": schema,
                 "DBT_PROFILES_DIR": str(PROJECT_DIR / "profiles"),
                 "DBT_TARGET_PATH": str(project_dir / "target" / "pytest"),
-                # the class archive bin/setup wrote (bin/spark-class-archive), also from a copy
+                # the install's class archive (bin/spark-class-archive) when there is one, also from a copy
                 "CDC_SPARK_CLASS_SHARING": f"-XX:SharedArchiveFile={PROJECT_DIR}/.venv/spark-classes.jsa -Xshare:auto",
                 # dbt-spark's session method asks for Hive support, a static config the server already has.
                 "PYTHONWARNINGS": "ignore:Failed to set spark.sql.catalogImplementation:UserWarning",
