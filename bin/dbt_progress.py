@@ -91,7 +91,7 @@ def main() -> int:
             event = json.loads(raw)
             line = progress.line_for(event)
         except (ValueError, KeyError, TypeError):
-            line = wrapped(raw) if raw.strip() else None  # Spark's own lines, wrapped too
+            line = wrapped(raw)  # Spark's own lines, wrapped too, and what a macro prints
         if line is not None:
             print(line, flush=True)
     return 0

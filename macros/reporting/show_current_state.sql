@@ -10,6 +10,7 @@
     {% endif %}
     {% set sample_rows = sample_rows | int %}
     {% set built_tables = {} %}
+    {% set built_targets = [] %}
     {% set without_rows = [] %}
     {% for target_table in cdc_target_tables() %}
         {% set relation = ref(target_table.name) %}
@@ -20,24 +21,39 @@
         {% if relation.identifier not in built_tables[relation.schema] %}
             {% do without_rows.append(target_table.name ~ ' (not built yet)') %}
         {% else %}
-            {% set row_count = run_query('select count(*) from ' ~ relation).columns[0].values()[0] %}
-            {% if row_count == 0 %}
-                {% do without_rows.append(target_table.name) %}
-            {% else %}
-            {{ print('\n== ' ~ target_table.name ~ ' (' ~ cdc_source_names(target_table) ~ '): '
-                ~ row_count ~ ' current rows') }}
-                {% set columns = [] %}
-                {#- as text, so that a value shows as the table holds it (agate would reformat numbers) -#}
-                {% for column in target_table.columns %}
-                    {% do columns.append('cast(' ~ cdc_quote(column.name) ~ ' as string) as ' ~ cdc_quote(column.name)) %}
-                {% endfor %}
-                {% set key_columns = [] %}
-                {% for key in target_table.key_columns %}{% do key_columns.append(cdc_quote(key)) %}{% endfor %}
-                {% set rows = run_query(
-                    'select ' ~ columns | join(', ') ~ ', _cdc.operation as last_operation from ' ~ relation
-                    ~ ' order by ' ~ key_columns | join(', ') ~ ' limit ' ~ sample_rows) %}
-                {% do rows.print_table(max_rows=sample_rows, max_columns=4, max_column_width=16) %}
-            {% endif %}
+            {% do built_targets.append(target_table) %}
+        {% endif %}
+    {% endfor %}
+    {#- every built table's row count in one query: one Spark job instead of one per table -#}
+    {% set counts = [] %}
+    {% for target_table in built_targets %}
+        {% do counts.append('select ' ~ loop.index0 ~ ' as place, count(*) as row_count from ' ~ ref(target_table.name)) %}
+    {% endfor %}
+    {% set row_counts = {} %}
+    {% if counts %}
+        {% for row in run_query(counts | join(' union all ')).rows %}
+            {% do row_counts.update({row[0]: row[1]}) %}
+        {% endfor %}
+    {% endif %}
+    {% for target_table in built_targets %}
+        {% set relation = ref(target_table.name) %}
+        {% set row_count = row_counts[loop.index0] %}
+        {% if row_count == 0 %}
+            {% do without_rows.append(target_table.name) %}
+        {% else %}
+        {{ print('\n== ' ~ target_table.name ~ ' (' ~ cdc_source_names(target_table) ~ '): '
+            ~ row_count ~ ' current rows') }}
+            {% set columns = [] %}
+            {#- as text, so that a value shows as the table holds it (agate would reformat numbers) -#}
+            {% for column in target_table.columns %}
+                {% do columns.append('cast(' ~ cdc_quote(column.name) ~ ' as string) as ' ~ cdc_quote(column.name)) %}
+            {% endfor %}
+            {% set key_columns = [] %}
+            {% for key in target_table.key_columns %}{% do key_columns.append(cdc_quote(key)) %}{% endfor %}
+            {% set rows = run_query(
+                'select ' ~ columns | join(', ') ~ ', _cdc.operation as last_operation from ' ~ relation
+                ~ ' order by ' ~ key_columns | join(', ') ~ ' limit ' ~ sample_rows) %}
+            {% do rows.print_table(max_rows=sample_rows, max_columns=4, max_column_width=16) %}
         {% endif %}
     {% endfor %}
     {% if without_rows %}
