@@ -43,7 +43,7 @@
     {%- endif %}
     with
 
-    -- rejected changes come too, carrying no state (int_change_rejections_logged logs them)
+    -- rejected changes come too, carrying no state (int_changes_checked logs them)
     new_changes as (
         select typed_changes.*
         from (

@@ -3,11 +3,11 @@
         on-run-end: a warning per current-state table whose changes staged in this run were
         rejected because a value does not fit the column's declared type (uncastable_value),
         naming the columns, the type their values arrive as and what to do. Nothing when the
-        run did not build the rejection log. Renders no SQL.
+        run did not check changes (int_changes_checked). Renders no SQL.
     -#}
     {%- if execute -%}
         {%- set built = [] -%}
-        {%- for result in results if result.node.name == 'int_change_rejections_logged' and result.status == 'success' -%}
+        {%- for result in results if result.node.name == 'int_changes_checked' and result.status == 'success' -%}
             {%- do built.append(result.node) -%}
         {%- endfor -%}
         {%- if built -%}

@@ -575,7 +575,7 @@
 
 {% macro cdc_checked_through(relation) %}
     {#-
-        The staging time up to which a log of checked changes (int_change_rejections_logged)
+        The staging time up to which a log of checked changes (int_changes_checked)
         has checked every staged change: the larger of the table property
         cdc.checked_through (set after each run by cdc_mark_checked_through) and the newest
         loaded_at it holds, as a timestamp literal; none when neither exists. A run stopped

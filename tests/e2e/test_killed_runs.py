@@ -16,11 +16,11 @@ from pathlib import Path
 
 from conftest import PROJECT_DIR, SAMPLE_LANDING, Dbt
 
-# (model whose start the kill waits for, seconds after it): staging, the rejection log, a mart.
+# (model whose start the kill waits for, seconds after it): staging, the checked changes, a mart.
 # The mart keeps history: its run writes the changes, the versions and the state in turn.
 KILL_POINTS = [
     ("stg_debezium__records", 1.5),
-    ("int_change_rejections_logged", 1.5),
+    ("int_changes_checked", 1.5),
     ("payments__transactions", 2.0),
 ]
 SECOND_RUN_FILES = [
@@ -57,7 +57,7 @@ COMPARED = {
             "parquet_export",
         )
     ],
-    "intermediate": ["int_quarantined_records_logged", "int_control_records_logged"],
+    "intermediate": ["int_quarantined_records_logged", "int_control_records_logged", "int_changes_checked"],
     "marts": [
         "shop__orders",
         "shop__customers",

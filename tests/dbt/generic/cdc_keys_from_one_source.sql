@@ -5,9 +5,9 @@
     table has changed, with those source tables. Such a key is decided by change
     version (the latest change wins, whichever shard sent it); this test reports it, as a
     warning by default. Reads every staged change of the table, typed by the same rule as the
-    table itself (cdc_typed_changes), so a key is compared as the table compares it; like
-    same_sequence_changes_agree, only from the staging models that hold its changes, with the
-    decodings their values need (cdc_tables_with_new_changes).
+    table itself (cdc_typed_changes), so a key is compared as the table compares it; only from
+    the staging models that hold its changes, with the decodings their values need
+    (cdc_tables_with_new_changes).
 -#}
 {{ config(severity='warn') }}
 {%- set checked_tables = cdc_tables_with_new_changes() | selectattr('target_table.name', 'equalto', model.identifier) | list
