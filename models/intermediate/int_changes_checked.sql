@@ -65,13 +65,13 @@ checked_changes_{{ loop.index }} as (
             {%- endfor %}
         )), null) as row_key,
         if({{ has_fingerprint }}, typed_changes.change_version.sequence, null) as change_sequence,
+        {#- the typed values themselves, each after its null flag (a hash skips nulls: without the flags a value
+            in one column and in the next would hash alike); no text made per row -#}
         if({{ has_fingerprint }}, xxhash64(
-            typed_changes.change_kind,
-            to_json(named_struct(
-                {%- for column in target_table.columns %}
-                {{ cdc_sql_string(column.name) }}, typed_changes.{{ cdc_quote(column.name) }}{{ ',' if not loop.last }}
-                {%- endfor %}
-            ))
+            typed_changes.change_kind
+            {%- for column in target_table.columns %},
+            isnull(typed_changes.{{ cdc_quote(column.name) }}), typed_changes.{{ cdc_quote(column.name) }}
+            {%- endfor %}
         ), null) as change_content,
         typed_changes.landing_file,
         typed_changes.landing_position,

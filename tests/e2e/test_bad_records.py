@@ -403,7 +403,7 @@ def fuzz_build(dbt: Dbt, tmp_path_factory: pytest.TempPathFactory) -> tuple[str,
     landing_root = tmp_path_factory.mktemp("fuzz") / "landing"
     rng = random.Random(SEED)
     landed = Landed({}, {}, {})
-    # The data tests check every record is accounted for; the unit tests and the slow
+    # The data tests check every record is accounted for; the unit tests and the
     # same-sequence check have nothing to say about bad records.
     models = [
         "build",
