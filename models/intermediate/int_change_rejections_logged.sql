@@ -11,24 +11,7 @@ checked_changes as (
 ),
 
 final as (
-    select
-        checked_changes.raw_record_id,
-        checked_changes.row_index,
-        checked_changes.flavour,
-        checked_changes.source_database,
-        checked_changes.source_schema,
-        checked_changes.source_table,
-        checked_changes.operation,
-        checked_changes.target_table,
-        checked_changes.rejection_reason,
-        checked_changes.rejection_detail,
-        checked_changes.rejected_change,
-        checked_changes.landing_file,
-        checked_changes.landing_position,
-        checked_changes.kafka_topic,
-        checked_changes.kafka_partition,
-        checked_changes.kafka_offset,
-        checked_changes.loaded_at
+    select checked_changes.* except (row_key, change_sequence, change_content)
     from checked_changes
     where checked_changes.rejection_reason is not null
 )
