@@ -279,6 +279,11 @@
     {%- if not execute or model.resource_type == 'unit_test' -%}
         {{ return(landing_relations) }}
     {%- endif -%}
+    {#- found at the start of the run, for a model whose table existed then -#}
+    {%- set facts = cdc_new_work() -%}
+    {%- if facts is not none and model.name in facts.landings_to_read and is_incremental() -%}
+        {{ return(landing_relations | selectattr('identifier', 'in', facts.landings_to_read[model.name]) | list) }}
+    {%- endif -%}
     {%- set probe -%}
         {%- for landing_relation in landing_relations %}
         select * from (
@@ -372,24 +377,34 @@
         or not at all, even when a run is killed.
     -#}
     {%- if execute and this is not none and is_incremental() -%}
-        {%- set ingested = _cdc_ingested_files(landing_relation) -%}
-        {%- if ingested | length > 0 %}
+        {{ _cdc_files_not_in(files_alias, _cdc_ingested_files(landing_relation)) }}
+    {%- endif -%}
+{% endmacro %}
+
+
+{% macro _cdc_files_not_in(files_alias, files) %}
+    {#- The condition (after an `and`) that a file of `files_alias` is none of `files` (paths), as literals; nothing for no file. -#}
+    {%- if files | length > 0 %}
             and {{ files_alias }}._metadata.file_path not in (
-                {%- for file_path in ingested | sort %}
+                {%- for file_path in files | sort %}
                 {{ cdc_sql_string(file_path) }}{{ "," if not loop.last }}
                 {%- endfor %}
             )
-        {%- endif -%}
     {%- endif -%}
 {% endmacro %}
 
 
 {% macro _cdc_ingested_files(landing_relation) %}
     {#-
-        The files of landing_relation already ingested into the calling model, asked once per
-        model and run (kept in the model's compile context: the probe of
-        cdc_has_new_landed_files and the model's own SQL both need them).
+        The files of landing_relation already ingested into the calling model: found at the
+        start of the run for every staging model (cdc_new_work), or else asked once per model
+        and run (kept in the model's compile context: the probe of cdc_landings_to_read and the
+        model's own SQL both need them).
     -#}
+    {%- set facts = cdc_new_work() -%}
+    {%- if facts is not none and model.name in facts.ingested_files -%}
+        {{ return(facts.ingested_files[model.name].get(landing_relation.identifier, [])) }}
+    {%- endif -%}
     {%- set asked = model.setdefault('_cdc_ingested_files', {}) -%}
     {%- if landing_relation.identifier not in asked -%}
         {%- set ingested_query -%}

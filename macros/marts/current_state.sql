@@ -109,6 +109,14 @@
         field schema.
     -#}
     {%- set incremental = execute and cdc_state_is_incremental() -%}
+    {#- the run found at its start that the table has seen everything staged for it (cdc_new_work): no query at all -#}
+    {%- if incremental and cdc_has_checked_everything_staged(model.name, cdc_source_tables_of(target_table)) -%}
+        {{ return({
+            'incremental': incremental, 'loaded_after': none,
+            'has_new_changes': false, 'has_truncations': false, 'staging_models': [], 'schema_names': {},
+            'moves_whole_rows': false,
+        }) }}
+    {%- endif -%}
     {#- none when no change was ever applied: then every staged change of the table is new -#}
     {%- set loaded_after = cdc_watermark(cdc_state_relation(this), '_cdc_loaded_at') if incremental else none -%}
     {%- if not cdc_staging_is_built() -%}

@@ -48,7 +48,7 @@
         {%- endif %}
         {%- set batches = [0] -%}
     {%- else %}
-        {%- set batches = _cdc_state_batches(state_relation) -%}
+        {%- set batches = _cdc_state_batches(state_relation) if has_new_changes else none -%}
         {%- if has_new_changes %}
             {%- set next_batch = (batches | max) + 1 -%}
             {%- do _cdc_append_batch(target_table, state_relation, next_batch, sql, history, has_truncations) -%}
@@ -67,10 +67,10 @@
     {%- endif %}
 
     {#- The views change only when the state changed shape (deltas appeared or went) or are missing. -#}
-    {%- set folded = batches | length > 1 -%}
     {%- set existing_rows = load_cached_relation(rows_relation) -%}
     {%- if not incremental or has_new_changes or existing_rows is none or existing_relation is none
         or existing_relation.type != 'view' -%}
+        {%- set folded = (batches if batches is not none else _cdc_state_batches(state_relation)) | length > 1 -%}
         {%- if existing_relation is not none and existing_relation.type != 'view' -%}
             {%- do adapter.drop_relation(existing_relation) -%}
         {%- endif -%}
@@ -100,6 +100,12 @@
             create or replace view {{ history_relation }} as
             {{ cdc_history_view_sql(target_table, history_state_relation) }}
         {%- endcall %}
+    {%- endif -%}
+
+    {#- the staging time up to which this table has seen every change, for the next run's start (cdc_new_work) -#}
+    {%- set checked_through = cdc_record_checked_through(state_relation, cdc_source_tables_of(target_table)) -%}
+    {%- if checked_through -%}
+        {% call statement('checked_through') -%}{{ checked_through }}{%- endcall %}
     {%- endif -%}
 
     {{ run_hooks(post_hooks) }}

@@ -17,9 +17,11 @@
     nobody declared, the rest.
 -#}
 
+{#- nothing staged since the last run's check, as the run found at its start (cdc_new_work): no query at all -#}
+{%- set checked_everything = execute and is_incremental() and cdc_has_checked_everything_staged(model.name) -%}
 {#- Changes staged after the last run's check (cdc_checked_through) -#}
-{%- set loaded_after = cdc_checked_through(this) if execute and is_incremental() else none -%}
-{%- if execute and is_incremental() and not cdc_any_change_staged_after(loaded_after) %}
+{%- set loaded_after = cdc_checked_through(this) if execute and is_incremental() and not checked_everything else none -%}
+{%- if checked_everything or (execute and is_incremental() and not cdc_any_change_staged_after(loaded_after)) %}
 {#- nothing staged since: no typing to plan, no probe to run -#}
 {{ cdc_no_new_records() }}
 {%- else %}

@@ -5,7 +5,9 @@ loaded by the run's own hook, from the seed's CSV, exactly as `dbt seed` loads i
 from __future__ import annotations
 
 import csv
+import json
 import shutil
+from collections import Counter
 from pathlib import Path
 
 from pyspark.sql import SparkSession
@@ -14,6 +16,39 @@ from conftest import PROJECT_DIR, SAMPLE_LANDING, Dbt, rows_as_text
 
 SCHEMA = "it_plain_run"
 REASONS_CSV = PROJECT_DIR / "seeds" / "cdc_outcome_reasons.csv"
+
+
+# the current-state tables of the sample (models/marts)
+CURRENT_STATE = [
+    "billing__mio_log",
+    "cdl__ct_pg2hudi",
+    "crm__contacts",
+    "hr__employees",
+    "payments__transactions",
+    "shop__cart_items",
+    "shop__customers",
+    "shop__orders",
+    "shop__products",
+    "tpch__nation",
+    "tpch__region",
+]
+
+
+def queries_and_messages(json_log: str) -> tuple[Counter[str], dict[str, str]]:
+    """From dbt's JSON log at debug level: the SQL statements each model ran, and the message of its result."""
+    queries: Counter[str] = Counter()
+    messages: dict[str, str] = {}
+    for line in json_log.splitlines():
+        if not line.startswith("{"):
+            continue
+        event = json.loads(line)
+        node = event["data"].get("node_info") or {}
+        name = node.get("unique_id", "").split(".")[-1]
+        if event["info"]["name"] == "SQLQuery" and node.get("resource_type") == "model":
+            queries[name] += 1
+        if event["info"]["name"] == "LogModelResult":
+            messages[name] = event["data"]["status"]
+    return queries, messages
 
 
 def loaded_reasons(spark: SparkSession) -> list[tuple[str | None, ...]]:
@@ -42,5 +77,35 @@ def test_plain_dbt_run_on_a_fresh_state_loads_the_reference_data(
     ) == [("invalid_cursor", "4", "4")], "the quarantine log joins the reference data"
 
     dbt.run("run", schema=SCHEMA, landing_root=landing_root)
+    before = {
+        table: sorted(rows_as_text(spark, f"select * from {SCHEMA}_marts.{table}"), key=str)
+        for table in CURRENT_STATE
+    }
+
+    # nothing landed, and every table has recorded what it has seen: no model runs a query
+    third = dbt.run(
+        "--log-format", "json", "--log-level", "debug", "run", schema=SCHEMA, landing_root=landing_root
+    )
+    queries, messages = queries_and_messages(third.stdout)
+    assert queries["int_control_records_logged"] >= 1, (
+        "the control log's view is made again: queries are counted"
+    )
+    idle = [
+        name
+        for name in messages
+        if name.startswith("stg_") or name in CURRENT_STATE or name == "int_changes_checked"
+    ]
+    assert len(idle) == 9 + len(CURRENT_STATE) + 1, f"every staging model and table ran: {sorted(messages)}"
+    assert {name: queries[name] for name in idle if queries[name]} == {}, (
+        "a model with nothing new ran no query"
+    )
+    assert {
+        name: messages[name] for name in idle if messages[name] not in ("nothing new", "no new changes")
+    } == {}
+    for table in CURRENT_STATE:
+        assert (
+            sorted(rows_as_text(spark, f"select * from {SCHEMA}_marts.{table}"), key=str) == before[table]
+        ), table
+
     dbt.run("seed", schema=SCHEMA, landing_root=landing_root)
     assert loaded_reasons(spark) == expected, "dbt seed replaces the table the hook made"
