@@ -336,10 +336,12 @@ def land(batch_files: list[Path], landing: Path) -> int:
 
 
 def model_seconds(run_results: Path) -> tuple[float, dict[str, float]]:
-    """Execution time of the model nodes (the work in a started session), and per model."""
+    """Execution time of the model nodes and the project's hooks (the work in a started session:
+    the on-run-start hook cdc_find_new_work does what each model used to find out for itself),
+    and per node."""
     per_model = {}
     for result in json.loads(run_results.read_text())["results"]:
-        if result["unique_id"].startswith("model."):
+        if result["unique_id"].startswith(("model.", "operation.")):
             per_model[result["unique_id"].split(".")[-1]] = round(float(result["execution_time"]), 2)
     return round(sum(per_model.values()), 2), per_model
 
@@ -547,8 +549,8 @@ def summary(report: dict[str, Any]) -> str:
             else ""
         ),
         "",
-        "| run | events | project models s | project wall s | events/s (models) | x hand fold | x from_json floor "
-        "| incremental / full (models) | CPU s | JVM peak RSS MiB |",
+        "| run | events | project timed s (models + hooks) | project wall s | events/s (timed) | x hand fold | x from_json floor "
+        "| incremental / full (timed) | CPU s | JVM peak RSS MiB |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for run in runs:

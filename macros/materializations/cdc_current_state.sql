@@ -103,7 +103,7 @@
     {%- endif -%}
 
     {#- the staging time up to which this table has seen every change, for the next run's start (cdc_new_work) -#}
-    {%- set checked_through = cdc_record_checked_through(state_relation, cdc_source_tables_of(target_table)) -%}
+    {%- set checked_through = cdc_record_checked_through(state_relation) -%}
     {%- if checked_through -%}
         {% call statement('checked_through') -%}{{ checked_through }}{%- endcall %}
     {%- endif -%}

@@ -594,35 +594,14 @@
 {% macro cdc_mark_checked_through(relation) %}
     {#-
         Post-hook: records that every change staged so far has been checked (see
-        cdc_checked_through). A run that had nothing staged since the last check to read (its
-        SQL is cdc_no_new_records) moves the mark up to what the run found staged at its start
-        (cdc_new_work), without the query over every staged record (1.0-1.2 s on the
-        benchmark's 1.1 million). Otherwise only the staging partitions after the current mark
-        are read: none newer means the mark already holds.
+        cdc_checked_through): staged up to this run's staging time, since every staging model
+        of the run stages at that time and ran before the log (cdc_record_checked_through). No
+        query: the mark used to be the newest staged time, read from every staging model.
     -#}
     {%- if not execute -%}
         {{ return('') }}
     {%- endif -%}
-    {%- if cdc_nothing_new_marker() in (sql or '') -%}
-        {#- nothing new to check: the mark moves up to what the run found staged at its start (cdc_new_work), if known -#}
-        {{ return(cdc_record_checked_through(relation)) }}
-    {%- endif -%}
-    {%- set checked_through = cdc_checked_through(relation) -%}
-    {#- every staged record, not only changes: a run whose newest records are no changes still checked through them -#}
-    {%- set newest_staged -%}
-        select cast(max(loaded_at) as string) from (
-        {%- for model_name in var('cdc_staging_models') %}
-            select max(loaded_at) as loaded_at from {{ ref(model_name) }}
-            {{ 'where loaded_at > ' ~ checked_through if checked_through }}
-            {{- ' union all' if not loop.last }}
-        {%- endfor %}
-        ) as staged
-    {%- endset -%}
-    {%- set through = run_query(newest_staged).columns[0].values()[0] -%}
-    {%- if through is none -%}
-        {{ return('') }}
-    {%- endif -%}
-    {{ return("alter table " ~ relation ~ " set tblproperties ('cdc.checked_through' = '" ~ through ~ "')") }}
+    {{ return(cdc_record_checked_through(relation)) }}
 {% endmacro %}
 
 
