@@ -237,13 +237,11 @@
         {%- set missing = staged | reject('in', model_indexed) | list -%}
         {%- set gone = model_indexed | reject('in', staged) | list -%}
         {%- if missing -%}
-            {% call statement('cdc_ingested_files_add') -%}
-                insert into {{ index }} partition (staging_model = '{{ model.name }}', loaded_at)
-                select landing_table, landing_file, loaded_at
-                from {{ model.relation }}
-                where loaded_at in ({% for loaded_at in missing %}timestamp'{{ loaded_at }}'{{ ', ' if not loop.last }}{% endfor %})
-                group by landing_table, landing_file, loaded_at
-            {%- endcall %}
+            {%- set literals = [] -%}
+            {%- for loaded_at in missing -%}
+                {%- do literals.append("timestamp'" ~ loaded_at ~ "'") -%}
+            {%- endfor -%}
+            {%- do _cdc_add_ingested_files(index, model.name, model.relation, literals) -%}
         {%- endif -%}
         {%- if gone -%}
             {% call statement('cdc_ingested_files_drop') -%}
@@ -266,12 +264,17 @@
         start reads it instead of every staged record. A run stopped before this leaves the
         partition to the next run's start, which adds it.
     -#}
-    {%- set index = _cdc_ingested_files_relation(relation) -%}
+    {%- do _cdc_add_ingested_files(_cdc_ingested_files_relation(relation), model.name, relation, [cdc_loaded_at()]) -%}
+{% endmacro %}
+
+
+{% macro _cdc_add_ingested_files(index, staging_model, staging_relation, loaded_at_literals) %}
+    {#- Adds to the index the files of the staging partitions `loaded_at_literals` (timestamp literals) of one staging model, reading only those partitions. -#}
     {% call statement('cdc_ingested_files_add') -%}
-        insert into {{ index }} partition (staging_model = '{{ model.name }}', loaded_at)
+        insert into {{ index }} partition (staging_model = '{{ staging_model }}', loaded_at)
         select landing_table, landing_file, loaded_at
-        from {{ relation }}
-        where loaded_at = {{ cdc_loaded_at() }}
+        from {{ staging_relation }}
+        where loaded_at in ({{ loaded_at_literals | join(', ') }})
         group by landing_table, landing_file, loaded_at
     {%- endcall %}
 {% endmacro %}
