@@ -17,7 +17,8 @@
 
 {% macro cdc_find_new_work() %}
     {#- on-run-start hook: finds the run's new work (see above); runs no statement itself. -#}
-    {%- if not execute or flags.FULL_REFRESH -%}
+    {#- only commands that build models need it: dbt test, seed or snapshot start without it -#}
+    {%- if not execute or flags.FULL_REFRESH or flags.WHICH not in ('run', 'build') -%}
         {{ return('') }}
     {%- endif -%}
     {%- set staging = _cdc_existing_staging_models() -%}
@@ -76,8 +77,10 @@
 {% macro cdc_staged_through(source_tables=none) %}
     {#-
         The newest staging time (loaded_at, as text) of the staging partitions of
-        `source_tables` (lower-case source table names; none: every partition), at the start of
-        this run; none when nothing of theirs is staged or the facts are not known. A name
+        `source_tables` (lower-case source table names; none: every partition): those found at
+        the start of this run and those its staging models wrote since
+        (cdc_note_staged_partitions); none when nothing of theirs is staged or the facts are
+        not known. A name
         Hive would escape in a partition path counts as every partition.
     -#}
     {%- set facts = cdc_new_work() -%}
@@ -110,10 +113,16 @@
     {%- if facts is none or facts.staged_through is none or model.name not in var('cdc_staging_models') -%}
         {{ return(none) }}
     {%- endif -%}
-    {%- for partition in _cdc_partitions(relation) -%}
+    {%- do _cdc_add_newest_staged(facts.staged_through, _cdc_partitions(relation)) -%}
+{% endmacro %}
+
+
+{% macro _cdc_add_newest_staged(newest, partitions) %}
+    {#- Raises newest {source_table_partition: loaded_at as text} to the staging partitions `partitions` (from _cdc_partitions). -#}
+    {%- for partition in partitions -%}
         {%- set table = partition.source_table_partition -%}
-        {%- if table not in facts.staged_through or partition.loaded_at > facts.staged_through[table] -%}
-            {%- do facts.staged_through.update({table: partition.loaded_at}) -%}
+        {%- if table not in newest or partition.loaded_at > newest[table] -%}
+            {%- do newest.update({table: partition.loaded_at}) -%}
         {%- endif -%}
     {%- endfor -%}
 {% endmacro %}
@@ -124,15 +133,12 @@
         SQL that records on `relation` (table property cdc.checked_through) that its model has
         seen every record staged up to this run's staging time (cdc_loaded_at: every staging
         model of the run stages at that time, and all of them ran before the model), or an
-        empty string when the mark already covers every staged record and the run stages
-        nothing. Run after the model's rows are
-        written: a run stopped before it leaves an older mark, and the next run then looks for
-        itself.
+        empty string when the mark already covers every staged record, this run's included.
+        Run after the model's rows are written: a run stopped before it leaves an older mark,
+        and the next run then looks for itself.
     -#}
-    {%- set facts = cdc_new_work() -%}
-    {%- set checked = facts.checked_through.get(model.name) if facts is not none else none -%}
-    {#- the mark already covers every staged record, and the run stages nothing: it holds -#}
-    {%- if checked is not none and cdc_has_checked_everything_staged(model.name) -%}
+    {#- the mark already covers every staged record, this run's included: it holds -#}
+    {%- if cdc_has_checked_everything_staged(model.name) -%}
         {{ return('') }}
     {%- endif -%}
     {{ return("alter table " ~ relation ~ " set tblproperties ('cdc.checked_through' = " ~ cdc_sql_string(_cdc_run_staging_time()) ~ ")") }}
@@ -325,12 +331,7 @@
     {%- endif -%}
     {%- set newest = {} -%}
     {%- for model in staging -%}
-        {%- for partition in model.partitions -%}
-            {%- set table = partition.source_table_partition -%}
-            {%- if table not in newest or partition.loaded_at > newest[table] -%}
-                {%- do newest.update({table: partition.loaded_at}) -%}
-            {%- endif -%}
-        {%- endfor -%}
+        {%- do _cdc_add_newest_staged(newest, model.partitions) -%}
     {%- endfor -%}
     {{ return(newest) }}
 {% endmacro %}
