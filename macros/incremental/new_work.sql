@@ -233,6 +233,10 @@
         refresh) is dropped. Both by whole partitions, which Spark registers only once written.
     -#}
     {%- set index = _cdc_ingested_files_relation(staging[0].relation) -%}
+    {#- an index created before it wrote in dynamic mode (November 2026) gets the option too -#}
+    {% call statement('cdc_ingested_files_mode') -%}
+        alter table {{ index }} set serdeproperties ('partitionOverwriteMode' = 'dynamic')
+    {%- endcall %}
     {%- set indexed = {} -%}
     {%- for partition in _cdc_partitions(index) -%}
         {%- do indexed.setdefault(partition.staging_model, []).append(partition.loaded_at) -%}
@@ -276,8 +280,12 @@
 
 {% macro _cdc_add_ingested_files(index, staging_model, staging_relation, loaded_at_literals) %}
     {#- Adds to the index the files of the staging partitions `loaded_at_literals` (timestamp literals) of one staging model, reading only those partitions. -#}
+    {#- insert overwrite in the table's dynamic mode replaces only the partitions written, like an append that a
+        rerun cannot double; it also writes through a staging folder of its own, where two staging models appending
+        at once (threads > 1) would share the table's _temporary folder and one's commit would delete the other's
+        files -#}
     {% call statement('cdc_ingested_files_add') -%}
-        insert into {{ index }} partition (staging_model = '{{ staging_model }}', loaded_at)
+        insert overwrite table {{ index }} partition (staging_model = '{{ staging_model }}', loaded_at)
         select landing_table, landing_file, loaded_at
         from {{ staging_relation }}
         where loaded_at in ({{ loaded_at_literals | join(', ') }})
@@ -300,6 +308,7 @@
         )
         using parquet
         partitioned by (staging_model, loaded_at)
+        options ('partitionOverwriteMode' = 'dynamic')
     {%- endcall %}
     {{ return(index) }}
 {% endmacro %}
