@@ -3,6 +3,8 @@
 One server per test session holds a fresh warehouse and Hive metastore (.spark-test/);
 each scenario builds the project into its own schemas (CDC_SCHEMA) over its own landing
 folder (var cdc_landing_root), and reads the results back through a Spark Connect client.
+bin/test runs the modules in two pytest-xdist workers: each worker is a session of its own,
+with its own server, state folder (.spark-test/<worker>) and dbt target folder.
 """
 
 from __future__ import annotations
@@ -26,7 +28,22 @@ from pyspark.sql import SparkSession
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 SHARED_DIR = PROJECT_DIR.parent / "shared"
 SAMPLE_LANDING = PROJECT_DIR / "sample_data" / "landing"
-STATE_DIR = PROJECT_DIR / ".spark-test"
+# "gw0", "gw1" in a pytest-xdist worker; empty in a plain pytest
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+STATE_DIR = PROJECT_DIR / ".spark-test" / (WORKER or "main")
+# dbt's target folder (compiled SQL, the docs site) of this worker's invocations
+TARGET_NAME = f"pytest-{WORKER}" if WORKER else "pytest"
+TARGET_DIR = PROJECT_DIR / "target" / TARGET_NAME
+# The modules that take longest (pytest --durations, 2026-11-25), handed to the workers first:
+# xdist gives out whole modules in collection order, and a long one started last would keep one
+# worker busy alone at the end.
+LONGEST_MODULES = (
+    "test_killed_runs.py",
+    "test_sample_landing.py",
+    "test_batch_split.py",
+    "test_dbt_unit_tests.py",
+    "test_bad_records.py",
+)
 
 KAFKA_RECORD_SCHEMA = pa.schema(
     [
@@ -39,6 +56,16 @@ KAFKA_RECORD_SCHEMA = pa.schema(
         ("timestampType", pa.int32()),
     ]
 )
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The longest modules first (LONGEST_MODULES), the others in their usual order."""
+
+    def rank(item: pytest.Item) -> int:
+        name = item.path.name
+        return LONGEST_MODULES.index(name) if name in LONGEST_MODULES else len(LONGEST_MODULES)
+
+    items.sort(key=rank)
 
 
 def free_port() -> int:
@@ -110,7 +137,8 @@ class Dbt:
             | {
                 "CDC_SCHEMA": schema,
                 "DBT_PROFILES_DIR": str(PROJECT_DIR / "profiles"),
-                "DBT_TARGET_PATH": str(project_dir / "target" / "pytest"),
+                "DBT_TARGET_PATH": str(project_dir / "target" / TARGET_NAME),
+                "DBT_LOG_PATH": str(project_dir / "logs" / TARGET_NAME),
                 # the install's class archive (bin/spark-class-archive) when there is one, also from a copy
                 "CDC_SPARK_CLASS_SHARING": f"-XX:SharedArchiveFile={PROJECT_DIR}/.venv/spark-classes.jsa -Xshare:auto",
                 # dbt-spark's session method asks for Hive support, a static config the server already has.

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
-from conftest import PROJECT_DIR, SAMPLE_LANDING, SHARED_DIR, Dbt, land_files, rows_as_text
+from conftest import SAMPLE_LANDING, SHARED_DIR, TARGET_DIR, Dbt, land_files, rows_as_text
 
 CORPUS = SHARED_DIR / "corpus" / "debezium-json"
 EMPLOYEES = "arcion_internal_csv/csv_files/hr/employees"
@@ -263,7 +263,7 @@ def test_a_run_with_nothing_landed_stages_and_parses_nothing(
     before = staged()
     dbt.run(*BUILD_MODELS, schema=schema, landing_root=landing_root)
     assert staged() == before, "no record staged twice, no empty run recorded"
-    compiled = PROJECT_DIR / "target" / "pytest" / "compiled" / "cdc_lakehouse" / "models" / "staging"
+    compiled = TARGET_DIR / "compiled" / "cdc_lakehouse" / "models" / "staging"
     for flavour, model in STAGING_MODELS.items():
         sql = (compiled / flavour / f"{model}.sql").read_text()
         assert "where false" in sql and "from_json" not in sql, f"{model} planned its parser: {sql[:300]}"

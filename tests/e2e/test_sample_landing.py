@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
-from conftest import PROJECT_DIR, SAMPLE_LANDING, Dbt, rows_as_text, table_rows, text_cast_query
+from conftest import PROJECT_DIR, SAMPLE_LANDING, TARGET_DIR, Dbt, rows_as_text, table_rows, text_cast_query
 
 SCHEMA = "it_sample"
 CDC = ["_cdc.operation", "_cdc.change_sequence", "_cdc.commit_timestamp"]
@@ -885,7 +885,7 @@ def test_lineage_site_opens_on_the_project_in_a_real_browser(
     with no console error, the graph with every model and no test, a model's page with its
     columns (bin/docs_site.py check). The screenshot is what docs/lineage_graph.png shows."""
     dbt.run("docs", "generate", schema=sample_build, landing_root=SAMPLE_LANDING)
-    site = PROJECT_DIR / "target" / "pytest"
+    site = TARGET_DIR
     docs_site = [sys.executable, str(PROJECT_DIR / "bin" / "docs_site.py")]
     subprocess.run([*docs_site, "patch", str(site)], check=True)
     screenshot = tmp_path / "lineage_graph.png"
