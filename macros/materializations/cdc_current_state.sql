@@ -116,10 +116,7 @@
 
 {% macro _cdc_state_batches(state_relation) %}
     {#- The _cdc_batch partitions of a state table, as numbers (metadata only: no Spark job). -#}
-    {%- set batches = [] -%}
-    {%- for row in run_query('show partitions ' ~ state_relation) -%}
-        {%- do batches.append(row[0].split('=')[1] | int) -%}
-    {%- endfor -%}
+    {%- set batches = _cdc_partitions(state_relation) | map(attribute='_cdc_batch') | map('int') | list -%}
     {{ return(batches if batches else [0]) }}
 {% endmacro %}
 
