@@ -1,7 +1,8 @@
 """The dbt unit tests (one per parsing, routing, folding and history rule, in
 models/**/_*__unit_tests.yml and tests/rule_models/), run the way bin/demo runs dbt: Spark inside
 the dbt process (the `local` target), on a warehouse of their own. `+test_type:unit` builds the
-models they read, on the sample data, first (a rule model is ephemeral: never built)."""
+models they read first (a rule model is ephemeral: never built), with `--empty`: a unit test's
+fixtures take only their columns from them (158 s -> 129 s for the whole run, 2026-11-25)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ def test_every_unit_test_passes(dbt: Dbt, tmp_path: Path) -> None:
         "+test_type:unit",
         "--exclude",
         "test_type:data",
+        "--empty",
         schema="it_unit",
         landing_root=landing_root,
         extra_vars={"cdc_rule_models": True},
