@@ -34,17 +34,6 @@ STATE_DIR = PROJECT_DIR / ".spark-test" / (WORKER or "main")
 # dbt's target folder (compiled SQL, the docs site) of this worker's invocations
 TARGET_NAME = f"pytest-{WORKER}" if WORKER else "pytest"
 TARGET_DIR = PROJECT_DIR / "target" / TARGET_NAME
-# The modules that take longest (pytest --durations, 2026-11-25), handed to the workers first:
-# xdist gives out whole modules in collection order, and a long one started last would keep one
-# worker busy alone at the end.
-LONGEST_MODULES = (
-    "test_killed_runs.py",
-    "test_sample_landing.py",
-    "test_batch_split.py",
-    "test_dbt_unit_tests.py",
-    "test_bad_records.py",
-)
-
 KAFKA_RECORD_SCHEMA = pa.schema(
     [
         ("key", pa.binary()),
@@ -56,16 +45,6 @@ KAFKA_RECORD_SCHEMA = pa.schema(
         ("timestampType", pa.int32()),
     ]
 )
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The longest modules first (LONGEST_MODULES), the others in their usual order."""
-
-    def rank(item: pytest.Item) -> int:
-        name = item.path.name
-        return LONGEST_MODULES.index(name) if name in LONGEST_MODULES else len(LONGEST_MODULES)
-
-    items.sort(key=rank)
 
 
 def free_port() -> int:
