@@ -14,7 +14,9 @@ import threading
 import time
 from pathlib import Path
 
-from conftest import PROJECT_DIR, SAMPLE_LANDING, Dbt
+from pyspark.sql import SparkSession
+
+from conftest import PROJECT_DIR, SAMPLE_LANDING, Dbt, rows_as_text
 
 # (model whose start the kill waits for, seconds after it): staging, the checked changes, a mart.
 # The mart keeps history: its run writes the changes, the versions and the state in turn.
@@ -76,10 +78,13 @@ COMPARED = {
     ],
 }
 
-READ_TABLES = """
+# the killed warehouse read by a Spark of its own (the dbt that ran on it is gone)
+READ_KILLED = """
 import json, sys
 from pyspark.sql import SparkSession
-state_dir, schemas, compared = sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3])
+sys.path.insert(0, sys.argv[1])
+from test_killed_runs import compared_rows
+state_dir, schema = sys.argv[2], sys.argv[3]
 spark = (
     SparkSession.builder.master("local[1]")
     .config("spark.sql.warehouse.dir", f"{state_dir}/warehouse")
@@ -88,24 +93,32 @@ spark = (
     .enableHiveSupport()
     .getOrCreate()
 )
-record = "element_at(split(raw_record_id, '/'), -1) as raw_record"
-columns = {
-    "staging": f"{record}, row_index, record_outcome, outcome_reason, operation, to_json(after_image) as after_image",
-    "intermediate": f"{record}, *",
-    "marts": "* except (_cdc)",
-}
-tables = {}
-for schema in schemas:
-    for layer, names in compared.items():
-        for name in names:
-            query = f"select {columns[layer]} from {schema}_{layer}.{name}"
-            frame = spark.sql(query)
-            dropped = [c for c in frame.columns if c in ("raw_record_id", "landing_file", "loaded_at")]
-            frame = frame.drop(*dropped)
-            rows = sorted(json.dumps([None if v is None else str(v) for v in row]) for row in frame.collect())
-            tables[f"{schema}.{layer}.{name}"] = rows
-print(json.dumps(tables))
+print(json.dumps(compared_rows(spark, schema)))
 """
+
+
+def compared_rows(spark: SparkSession, schema: str) -> dict[str, list[str]]:
+    """Every COMPARED table of `schema`, as sorted rows of Spark's own text casts: staging's
+    outcome and images, the intermediate logs and the current-state and history tables, without
+    what differs between runs (when and from which folder a record was staged)."""
+    record = "element_at(split(raw_record_id, '/'), -1) as raw_record"
+    columns = {
+        "staging": f"{record}, row_index, record_outcome, outcome_reason, operation, to_json(after_image) as after_image",
+        "intermediate": f"{record}, *",
+        "marts": "* except (_cdc)",
+    }
+    tables = {}
+    for layer, names in COMPARED.items():
+        for name in names:
+            relation = f"{schema}_{layer}.{name}"
+            kept = [
+                f"`{column}`"
+                for column in spark.sql(f"select {columns[layer]} from {relation}").columns
+                if column not in ("raw_record_id", "landing_file", "loaded_at")
+            ]
+            query = f"select {', '.join(kept)} from (select {columns[layer]} from {relation}) as compared"
+            tables[f"{layer}.{name}"] = sorted(json.dumps(list(row)) for row in rows_as_text(spark, query))
+    return tables
 
 
 def land(landing_root: Path, second_run: bool) -> None:
@@ -146,14 +159,20 @@ def run_killed(dbt: Dbt, schema: str, landing_root: Path, state_dir: Path, model
     return "".join(output)
 
 
-def test_reruns_after_kill_9_equal_an_uninterrupted_run(dbt: Dbt, tmp_path: Path) -> None:
+def test_reruns_after_kill_9_equal_an_uninterrupted_run(
+    dbt: Dbt, spark: SparkSession, tmp_path: Path
+) -> None:
+    """The uninterrupted reference runs on the session's Spark Connect server (the same two runs
+    over the same files, faster than two more JVMs); the killed runs and their rerun run in the
+    dbt process, which kill -9 takes down with its Spark."""
     state_dir = tmp_path / "spark"
     reference, killed = "it_kill_reference", "it_kill_rerun"
-    for schema in (reference, killed):
-        land(tmp_path / schema, second_run=False)
-        dbt.run(*MODELS, schema=schema, landing_root=tmp_path / schema, in_process_state_dir=state_dir)
-        land(tmp_path / schema, second_run=True)
-    dbt.run(*MODELS, schema=reference, landing_root=tmp_path / reference, in_process_state_dir=state_dir)
+    for second_run in (False, True):
+        land(tmp_path / reference, second_run=second_run)
+        dbt.run(*MODELS, schema=reference, landing_root=tmp_path / reference)
+    land(tmp_path / killed, second_run=False)
+    dbt.run(*MODELS, schema=killed, landing_root=tmp_path / killed, in_process_state_dir=state_dir)
+    land(tmp_path / killed, second_run=True)
 
     for model, delay in KILL_POINTS:
         output = run_killed(dbt, killed, tmp_path / killed, state_dir, model, delay)
@@ -162,23 +181,15 @@ def test_reruns_after_kill_9_equal_an_uninterrupted_run(dbt: Dbt, tmp_path: Path
     dbt.run(*MODELS, schema=killed, landing_root=tmp_path / killed, in_process_state_dir=state_dir)
 
     read = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            READ_TABLES,
-            str(state_dir),
-            json.dumps([reference, killed]),
-            json.dumps(COMPARED),
-        ],
+        [sys.executable, "-c", READ_KILLED, str(Path(__file__).parent), str(state_dir), killed],
         capture_output=True,
         text=True,
         check=True,
         env={name: value for name, value in os.environ.items() if not name.startswith("SPARK_")}
         | {"SPARK_LOCAL_IP": "127.0.0.1"},
     )
-    tables = json.loads(read.stdout.strip().splitlines()[-1])
-    for layer, names in COMPARED.items():
-        for name in names:
-            rows = tables[f"{reference}.{layer}.{name}"]
-            assert rows, f"{layer}.{name} holds rows in the uninterrupted run"
-            assert tables[f"{killed}.{layer}.{name}"] == rows, f"{layer}.{name} after kills and a rerun"
+    after_kills = json.loads(read.stdout.strip().splitlines()[-1])
+    uninterrupted = compared_rows(spark, reference)
+    for table, rows in uninterrupted.items():
+        assert rows, f"{table} holds rows in the uninterrupted run"
+        assert after_kills[table] == rows, f"{table} after kills and a rerun"
