@@ -47,35 +47,6 @@ KAFKA_RECORD_SCHEMA = pa.schema(
 )
 
 
-# The modules whose builds take longest, longest first (alone on a worker beside the other one,
-# `bin/test --durations`, 2026-11-25: the sample module about 550 s with the standalone cluster,
-# the kill -9 test 360 s, the batch split 345 s, the dbt unit tests 280 s, the corpus 240 s).
-# bin/test hands whole modules to the two workers in collection order (--no-loadscope-reorder):
-# the longest start first and the short ones fill the end, instead of xdist's default of the
-# modules with the most tests first, which left the single long tests for the end.
-SLOWEST_MODULES_FIRST = [
-    "test_sample_landing.py",
-    "test_killed_runs.py",
-    "test_batch_split.py",
-    "test_dbt_unit_tests.py",
-    "test_corpus.py",
-    "test_bad_records.py",
-    "test_plain_dbt_run.py",
-]
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Orders the collected tests by SLOWEST_MODULES_FIRST; the other modules keep their order, after them."""
-
-    def rank(item: pytest.Item) -> int:
-        name = item.path.name
-        return (
-            SLOWEST_MODULES_FIRST.index(name) if name in SLOWEST_MODULES_FIRST else len(SLOWEST_MODULES_FIRST)
-        )
-
-    items.sort(key=rank)
-
-
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
