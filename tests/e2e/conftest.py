@@ -23,6 +23,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+import yaml
 from pyspark.sql import SparkSession
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
@@ -45,6 +46,24 @@ KAFKA_RECORD_SCHEMA = pa.schema(
         ("timestampType", pa.int32()),
     ]
 )
+
+
+def project_build(*tests: str) -> list[str]:
+    """`dbt build` arguments for the project's own models and seed, without the corpus targets
+    (tests/corpus_targets), and of the data tests only those the selectors `tests` name (dbt
+    build would otherwise add each selected model's tests)."""
+    selected = " ".join(["resource_type:model resource_type:seed", *tests])
+    return ["build", "--select", selected, "--exclude", "tag:corpus", "--indirect-selection", "empty"]
+
+
+def history_tables() -> set[str]:
+    """The project's current-state tables that keep history (meta.cdc.history in their YAML)."""
+    tables = set()
+    for path in (PROJECT_DIR / "models" / "marts").rglob("_*__models.yml"):
+        for model in yaml.safe_load(path.read_text()).get("models", []):
+            if model.get("config", {}).get("meta", {}).get("cdc", {}).get("history") is True:
+                tables.add(model["name"])
+    return tables
 
 
 def free_port() -> int:

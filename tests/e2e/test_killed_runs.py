@@ -16,7 +16,7 @@ from pathlib import Path
 
 from pyspark.sql import SparkSession
 
-from conftest import PROJECT_DIR, SAMPLE_LANDING, Dbt, rows_as_text
+from conftest import PROJECT_DIR, SAMPLE_LANDING, Dbt, project_build, rows_as_text
 
 # (model whose start the kill waits for, seconds after it): staging, the checked changes, a mart.
 # The mart keeps history: its run writes the changes, the versions and the state in turn.
@@ -34,16 +34,8 @@ SECOND_RUN_FILES = [
     # hour 10's late file: its changes land in the middle of payments' history
     "part-00002-0d4e7b92-31a8-4f5c-8e16-c2a97b5d1402-c000.snappy.parquet",
 ]
-# Models and the seed only: no tests (dbt build would add each selected model's tests).
-MODELS = [
-    "build",
-    "--select",
-    "resource_type:model resource_type:seed",
-    "--exclude",
-    "tag:corpus",
-    "--indirect-selection",
-    "empty",
-]
+# Models and the seed only: no tests.
+MODELS = project_build()
 COMPARED = {
     "staging": [
         f"stg_{flavour}__records"

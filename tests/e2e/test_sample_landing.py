@@ -14,7 +14,17 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
-from conftest import PROJECT_DIR, SAMPLE_LANDING, TARGET_DIR, Dbt, rows_as_text, table_rows, text_cast_query
+from conftest import (
+    PROJECT_DIR,
+    SAMPLE_LANDING,
+    TARGET_DIR,
+    Dbt,
+    history_tables,
+    project_build,
+    rows_as_text,
+    table_rows,
+    text_cast_query,
+)
 
 SCHEMA = "it_sample"
 CDC = ["_cdc.operation", "_cdc.change_sequence", "_cdc.commit_timestamp"]
@@ -969,13 +979,7 @@ def test_the_same_project_on_a_standalone_cluster(
     landing_root = tmp_path / "landing"
     shutil.copytree(SAMPLE_LANDING, landing_root)
     result = dbt.run(
-        "build",
-        "--select",
-        "resource_type:model resource_type:seed test_name:cdc_quarantine_is_small",
-        "--exclude",
-        "tag:corpus",
-        "--indirect-selection",
-        "empty",
+        *project_build("test_name:cdc_quarantine_is_small"),
         schema="it_cluster",
         landing_root=landing_root,
         thrift_port=int(cluster["CDC_THRIFT_PORT"]),
@@ -991,7 +995,8 @@ def test_the_same_project_on_a_standalone_cluster(
         for row in spark.sql(f"show views in {sample_build}_marts").collect()
         if "__cdc_" not in row.viewName and row.viewName.removesuffix("_history") in project_tables
     ]
-    assert len(views) == len(project_tables) + 3, ("every table and the 3 histories", views)
+    expected = project_tables | {f"{table}_history" for table in history_tables()}
+    assert sorted(views) == sorted(expected), ("every table and every history", views)
     queries = {
         view: f"select * except (_cdc), _cdc.operation, _cdc.change_sequence, _cdc.commit_timestamp"
         f" from {{schema}}_marts.{view}"
