@@ -72,6 +72,12 @@
     {%- for column in key_columns -%}
         {%- do slots.append({'name': '_before_key_' ~ loop.index, 'image': 'before_image', 'column': column}) -%}
         {%- do slots.append({'name': '_kafka_key_' ~ loop.index, 'image': 'key_image', 'column': column}) -%}
+    {%- endfor -%}
+    {#- the field schema names its values carry (none: any), and whether one may be an encoded decimal -#}
+    {%- for slot in slots -%}
+        {%- do slot.update({'names': schema_names.get(slot.column.name, []) if schema_names is not none else none}) -%}
+        {%- do slot.update({'decodes_decimal': not slot.column.is_source_table
+            and cdc_value_may_be_encoded_decimal(slot.column.data_type, slot.column.encoding, slot.names) | trim == 'true'}) -%}
     {%- endfor %}
 
     -- each step below is its own projection, so that Spark evaluates every step once
@@ -81,7 +87,7 @@
             {%- for slot in slots %}
             {%- set value = 'staged_changes.' ~ slot.image ~ '[' ~ cdc_sql_string(slot.column.name) ~ ']' %}
             {%- set field_schema = 'staged_changes.field_schemas[' ~ cdc_sql_string(slot.column.name) ~ ']' %}
-            {%- set names = schema_names.get(slot.column.name, []) if schema_names is not none else none %}
+            {%- set names = slot.names %}
             {%- if slot.column.is_source_table %}
             -- the source table as a key column (meta.cdc.source_in_key)
             lower(concat_ws('.', staged_changes.source_database, staged_changes.source_schema, staged_changes.source_table))
@@ -89,8 +95,10 @@
             {%- else %}
             {{ cdc_value_text(value, field_schema, slot.column.data_type, names) }} as {{ slot.name }}_raw_text,
             {%- endif %}
+            {%- if slot.decodes_decimal %}
             {{ cdc_value_decimal_bytes(value, field_schema, slot.column.data_type, slot.column.encoding, names) }} as {{ slot.name }}_decimal_bytes,
             {{ cdc_value_decimal_scale(value, field_schema, slot.column.data_type, names) }} as {{ slot.name }}_decimal_scale,
+            {%- endif %}
             {{ cdc_value_time_text(value, field_schema, slot.column.data_type, names) }} as {{ slot.name }}_time_text,
             {%- endfor %}
             named_struct(
@@ -105,11 +113,13 @@
         from staged_changes
     ),
 
+    {#- the decimal decoding, only for the values that may be encoded decimals -#}
+    {%- set decimal_slots = slots | selectattr('decodes_decimal') | list %}
+
     decimal_integers as (
         select
-            read_values.*,
-            {%- for slot in slots %}
-            {%- if cdc_type_family(slot.column.data_type) | trim in ('number', 'string') %}
+            read_values.*{{ ',' if decimal_slots }}
+            {%- for slot in decimal_slots %}
             -- a scale Spark cannot hold (a schema may say anything) leaves the value undecoded: uncastable
             if(read_values.{{ slot.name }}_decimal_scale between 0 and 38, read_values.{{ slot.name }}_decimal_scale, null)
                 as {{ slot.name }}_scale,
@@ -118,18 +128,14 @@
                 {{ cdc_signed_integer_from_hex('hex(read_values.' ~ slot.name ~ '_decimal_bytes)') | indent(16) }},
                 null
             ) as {{ slot.name }}_unscaled{{ ',' if not loop.last }}
-            {%- else %}
-            cast(null as int) as {{ slot.name }}_scale,
-            cast(null as decimal(38, 0)) as {{ slot.name }}_unscaled{{ ',' if not loop.last }}
-            {%- endif %}
             {%- endfor %}
         from read_values
     ),
 
     decimal_digits as (
         select
-            decimal_integers.*,
-            {%- for slot in slots %}
+            decimal_integers.*{{ ',' if decimal_slots }}
+            {%- for slot in decimal_slots %}
             lpad(
                 cast(abs(decimal_integers.{{ slot.name }}_unscaled) as string),
                 greatest(
@@ -147,11 +153,13 @@
             decimal_digits.*,
             {%- for slot in slots %}
             coalesce(
+                {%- if slot.decodes_decimal %}
                 {{ cdc_decimal_text_from_digits(
                     'decimal_digits.' ~ slot.name ~ '_unscaled',
                     'decimal_digits.' ~ slot.name ~ '_digits',
                     'coalesce(decimal_digits.' ~ slot.name ~ '_scale, 0)'
                 ) }},
+                {%- endif %}
                 decimal_digits.{{ slot.name }}_time_text,
                 decimal_digits.{{ slot.name }}_raw_text
             ) as {{ slot.name }}_text{{ ',' if not loop.last }}
@@ -474,10 +482,36 @@
                     'target_table': target_table,
                     'claimants': claimants if has_unclaimed.found else none,
                     'staging_models': staging_models,
-                    'schema_names': cdc_schema_names_from_json(names_json),
+                    'names_json': names_json,
                 }) -%}
             {%- endif -%}
         {%- endif -%}
+    {%- endfor -%}
+    {#- which columns of the listed tables carry schemaless objects: one more probe, over their own changes only -#}
+    {%- if sources is not none and listed -%}
+        {%- set objects_probe -%}
+            {%- for checked in listed %}
+            select
+                {{ cdc_sql_string(checked.target_table.name) }} as target_table,
+                {{ cdc_schemaless_objects_seen(checked.target_table, 'staged_records') | indent(16) }} as schemaless_objects
+            from (
+                {{ cdc_staged_changes_of(
+                    checked.target_table, loaded_after, checked.claimants, checked.staging_models,
+                ) | indent(16) }}
+            ) as staged_records
+            {%- if not loop.last %}
+            union all
+            {%- endif %}
+            {%- endfor %}
+        {%- endset -%}
+        {%- for row in run_query(objects_probe).rows -%}
+            {%- for checked in listed if checked.target_table.name == row[0] -%}
+                {%- do checked.names_json.append(row[1]) -%}
+            {%- endfor -%}
+        {%- endfor -%}
+    {%- endif -%}
+    {%- for checked in listed if 'names_json' in checked -%}
+        {%- do checked.update({'schema_names': cdc_schema_names_from_json(checked.pop('names_json'))}) -%}
     {%- endfor -%}
     {{ return(listed) }}
 {% endmacro %}
@@ -541,6 +575,45 @@
             schema_entry -> array(schema_entry.key, schema_entry.value.name)
         )
     ))))
+{%- endmacro %}
+
+
+{% macro cdc_schemaless_objects_seen(target_table, relation_alias) -%}
+    {#-
+        Aggregate over staged changes of `target_table` (`relation_alias`): which of its
+        columns carry a value that is a JSON object without a field schema (a schemaless
+        VariableScaleDecimal {scale, value} may be one), as JSON text [[column,
+        'cdc.schemaless_object'], ...], in the form of cdc_schema_names_seen. Only number and
+        text columns are probed (the others never hold a decimal): without such a value, the
+        typing writes no decoding of schemaless {scale, value} decimals for them, and none at
+        all for a column that is not declared decimal and carries no decimal's field schema.
+        One native expression per column, no lambda: a message with a schema stops at its
+        field schema.
+    -#}
+    {%- set probed = [] -%}
+    {%- for column in target_table.columns if not column.is_source_table
+        and cdc_type_family(column.data_type) | trim in ('number', 'string') -%}
+        {%- do probed.append(column) -%}
+    {%- endfor -%}
+    to_json(array_compact(array(
+        {%- for column in probed %}
+        {%- set name = cdc_sql_string(column.name) %}
+        {%- set images = ['after_image', 'before_image', 'key_image'] if column.name in target_table.key_columns else ['after_image'] %}
+        if(
+            coalesce(max(
+                {{ relation_alias }}.field_schemas[{{ name }}] is null
+                and (
+                    {%- for image in images %}
+                    startswith({{ cdc_value_raw_text(relation_alias ~ '.' ~ image ~ '[' ~ name ~ ']') }}, '{'){{ ' or' if not loop.last }}
+                    {%- endfor %}
+                )
+            ), false),
+            array({{ name }}, '{{ cdc_schemaless_object_name() }}'),
+            null
+        ),
+        {%- endfor %}
+        cast(null as array<string>)
+    )))
 {%- endmacro %}
 
 

@@ -1,6 +1,11 @@
 """Declared names are never SQL text: a current-state table whose columns (its key too) are
 named with a space, a dash, a quote, a backtick and a semicolon builds, folds and passes its
-tests. The table is declared in a copy of the project, so no fixture lives in models/."""
+tests. The table is declared in a copy of the project, so no fixture lives in models/.
+
+Its double and decimal columns also carry a schemaless VariableScaleDecimal ({scale, value}):
+the typing decodes those only where the run's probe saw such a value
+(cdc_schemaless_objects_seen). Both the table and the log of checked changes must see it: one
+that did not would read the object as text, which is no double (uncastable_value)."""
 
 from __future__ import annotations
 
@@ -13,7 +18,7 @@ from pyspark.sql import SparkSession
 from conftest import Dbt, copy_project, mysql_change, rows_as_text
 
 SCHEMA = "it_odd_names"
-ODD_NAMES = ["order id", "unit-price", "it's", "back`tick", "semi;colon", "drop table x; --"]
+ODD_NAMES = ["order id", "unit-price", "it's", "back`tick", "semi;colon", "drop table x; --", "var-scale"]
 
 MART_YAML = {
     "version": 2,
@@ -32,6 +37,7 @@ MART_YAML = {
                 {"name": "back`tick", "data_type": "string"},
                 {"name": "semi;colon", "data_type": "string"},
                 {"name": "drop table x; --", "data_type": "string"},
+                {"name": "var-scale", "data_type": "double"},
                 {"name": "_cdc"},
             ],
         }
@@ -66,13 +72,16 @@ def test_odd_names_build_fold_and_pass_their_tests(
         "back`tick": "c`d",
         "semi;colon": "e;f",
         "drop table x; --": "g",
+        # 12345 (base64 MDk=, two bytes) at scale 2, as Debezium writes a Postgres numeric without a schema
+        "var-scale": {"scale": 2, "value": "MDk="},
     }
     (folder / "odd-0001.jsonl").write_text(
         "\n".join(
             [
                 change("c", 1, 10, first),
                 change("c", 2, 20, {**first, "it's": "two"}),
-                change("u", 1, 30, {"unit-price": 7.25, "it's": "updated"}),
+                # 725 at scale 2, schemaless, in a decimal column
+                change("u", 1, 30, {"unit-price": {"scale": 2, "value": "AtU="}, "it's": "updated"}),
                 change("d", 2, 40, None),
             ]
         )
@@ -92,5 +101,8 @@ def test_odd_names_build_fold_and_pass_their_tests(
     columns = ", ".join(f"`{name.replace('`', '``')}`" for name in ODD_NAMES)
     spark.sql(f"refresh table {SCHEMA}_marts.odd__names")
     assert rows_as_text(spark, f"select {columns} from {SCHEMA}_marts.odd__names") == [
-        ("1", "7.25", "updated", "c`d", "e;f", "g")
+        ("1", "7.25", "updated", "c`d", "e;f", "g", "123.45")
     ], "key 2 deleted; key 1 updated in the two columns its image carries, the others kept"
+    assert spark.sql(f"select * from {SCHEMA}_intermediate.int_change_rejections_logged").collect() == [], (
+        "the log of checked changes typed the schemaless decimal as the table did"
+    )
