@@ -77,7 +77,7 @@
     {%- for slot in slots -%}
         {%- do slot.update({'names': schema_names.get(slot.column.name, []) if schema_names is not none else none}) -%}
         {%- do slot.update({'decodes_decimal': not slot.column.is_source_table
-            and cdc_value_may_be_encoded_decimal(slot.column.data_type, slot.column.encoding, slot.names) | trim == 'true'}) -%}
+            and cdc_value_may_be_encoded_decimal(slot.column.data_type, slot.names) | trim == 'true'}) -%}
     {%- endfor %}
 
     -- each step below is its own projection, so that Spark evaluates every step once
@@ -487,13 +487,13 @@
             {%- endif -%}
         {%- endif -%}
     {%- endfor -%}
-    {#- which columns of the listed tables carry schemaless objects: one more probe, over their own changes only -#}
+    {#- which columns of the listed tables have values without a field schema: one more probe, over their own changes only -#}
     {%- if sources is not none and listed -%}
-        {%- set objects_probe -%}
+        {%- set values_probe -%}
             {%- for checked in listed %}
             select
                 {{ cdc_sql_string(checked.target_table.name) }} as target_table,
-                {{ cdc_schemaless_objects_seen(checked.target_table, 'staged_records') | indent(16) }} as schemaless_objects
+                {{ cdc_schemaless_values_seen(checked.target_table, 'staged_records') | indent(16) }} as schemaless_values
             from (
                 {{ cdc_staged_changes_of(
                     checked.target_table, loaded_after, checked.claimants, checked.staging_models,
@@ -504,7 +504,7 @@
             {%- endif %}
             {%- endfor %}
         {%- endset -%}
-        {%- for row in run_query(objects_probe).rows -%}
+        {%- for row in run_query(values_probe).rows -%}
             {%- for checked in listed if checked.target_table.name == row[0] -%}
                 {%- do checked.names_json.append(row[1]) -%}
             {%- endfor -%}
@@ -578,37 +578,23 @@
 {%- endmacro %}
 
 
-{% macro cdc_schemaless_objects_seen(target_table, relation_alias) -%}
+{% macro cdc_schemaless_values_seen(target_table, relation_alias) -%}
     {#-
-        Aggregate over staged changes of `target_table` (`relation_alias`): which of its
-        columns carry a value that is a JSON object without a field schema (a schemaless
-        VariableScaleDecimal {scale, value} may be one), as JSON text [[column,
-        'cdc.schemaless_object'], ...], in the form of cdc_schema_names_seen. Only number and
-        text columns are probed (the others never hold a decimal): without such a value, the
-        typing writes no decoding of schemaless {scale, value} decimals for them, and none at
-        all for a column that is not declared decimal and carries no decimal's field schema.
-        One native expression per column, no lambda: a message with a schema stops at its
-        field schema.
+        Aggregate over staged changes of `target_table` (`relation_alias`): which of its number
+        and text columns have a value without a field schema (a message without a schema), as
+        JSON text [[column, 'cdc.schemaless_value'], ...], in the form of
+        cdc_schema_names_seen. Only such a value can be a schemaless {scale, value} or base64
+        decimal: a column whose values all have a field schema, none of them a decimal's, gets
+        no decimal decoding (cdc_value_may_be_encoded_decimal). One native expression per
+        column over the field schemas alone, which the probe reads anyway: 0.1 s on 1.1M
+        changes, where looking into the values themselves took 1.6-3 s.
     -#}
-    {%- set probed = [] -%}
-    {%- for column in target_table.columns if not column.is_source_table
-        and cdc_type_family(column.data_type) | trim in ('number', 'string') -%}
-        {%- do probed.append(column) -%}
-    {%- endfor -%}
     to_json(array_compact(array(
-        {%- for column in probed %}
-        {%- set name = cdc_sql_string(column.name) %}
-        {%- set images = ['after_image', 'before_image', 'key_image'] if column.name in target_table.key_columns else ['after_image'] %}
+        {%- for column in target_table.columns if not column.is_source_table
+            and cdc_type_family(column.data_type) | trim in ('number', 'string') %}
         if(
-            coalesce(max(
-                {{ relation_alias }}.field_schemas[{{ name }}] is null
-                and (
-                    {%- for image in images %}
-                    startswith({{ cdc_value_raw_text(relation_alias ~ '.' ~ image ~ '[' ~ name ~ ']') }}, '{'){{ ' or' if not loop.last }}
-                    {%- endfor %}
-                )
-            ), false),
-            array({{ name }}, '{{ cdc_schemaless_object_name() }}'),
+            coalesce(max({{ relation_alias }}.field_schemas[{{ cdc_sql_string(column.name) }}] is null), false),
+            array({{ cdc_sql_string(column.name) }}, '{{ cdc_schemaless_value_name() }}'),
             null
         ),
         {%- endfor %}
