@@ -142,21 +142,32 @@
 -#}
 
 {% macro cdc_schemaless_value_name() -%}
-    {#- The name a probe (cdc_schemaless_values_seen) gives a column with a value that has no field schema: it may be a schemaless {scale, value} or base64 decimal. -#}
+    {#- The name a probe (cdc_schemaless_values_seen) gives a column with a value that has no field schema: it may be schemaless base64 bytes of a decimal. -#}
     cdc.schemaless_value
 {%- endmacro %}
 
-{% macro cdc_value_may_be_encoded_decimal(data_type, schema_names=none) -%}
+{% macro cdc_schemaless_object_name() -%}
+    {#- The name a probe (cdc_schemaless_values_seen) gives a column with a value that is a JSON object without a field schema: it may be a schemaless {scale, value} decimal. -#}
+    cdc.schemaless_object
+{%- endmacro %}
+
+{% macro cdc_value_may_be_encoded_decimal(data_type, encoding=none, schema_names=none) -%}
     {#-
         Renders true when a value bound for a column of `data_type` may be an encoded decimal
         (cdc_value_decimal_bytes): a number or text column whose values may carry a Kafka
-        Connect Decimal or VariableScaleDecimal field schema, or no field schema at all
-        (schema_names none: any may). Otherwise the typing writes no decimal decoding for
-        it: about half of a column's typing SQL, planned and compiled per run.
+        Connect Decimal or VariableScaleDecimal field schema, or a JSON object without a
+        field schema; and a decimal column, not told that its values are decimal text, whose
+        values may have no field schema (base64). schema_names none: any may. Otherwise the
+        typing writes no decimal decoding for it: about half of a column's typing SQL, planned
+        and compiled per run.
     -#}
-    {%- if cdc_type_family(data_type) | trim in ('number', 'string') and _cdc_carries(schema_names, [
-        'org.apache.kafka.connect.data.Decimal', 'io.debezium.data.VariableScaleDecimal', cdc_schemaless_value_name() | trim,
-    ]) | trim == 'true' -%}true{%- endif -%}
+    {%- set declared = (data_type | lower).startswith('decimal(') -%}
+    {%- if cdc_type_family(data_type) | trim in ('number', 'string') and (
+        _cdc_carries(schema_names, [
+            'org.apache.kafka.connect.data.Decimal', 'io.debezium.data.VariableScaleDecimal', cdc_schemaless_object_name() | trim,
+        ]) | trim == 'true'
+        or (declared and encoding != 'decimal_text' and _cdc_carries(schema_names, [cdc_schemaless_value_name() | trim]) | trim == 'true')
+    ) -%}true{%- endif -%}
 {%- endmacro %}
 
 {% macro _cdc_carries(schema_names, names) -%}
@@ -294,7 +305,7 @@
 
 {% macro _cdc_is_variable_scale_decimal(v, field, schema_names=none) -%}
     {%- set named = _cdc_carries(schema_names, ['io.debezium.data.VariableScaleDecimal']) | trim == 'true' -%}
-    {%- set schemaless = _cdc_carries(schema_names, [cdc_schemaless_value_name() | trim]) | trim == 'true' -%}
+    {%- set schemaless = _cdc_carries(schema_names, [cdc_schemaless_object_name() | trim]) | trim == 'true' -%}
     (
         {%- if named -%}
         {{ field }}.name = 'io.debezium.data.VariableScaleDecimal'{{ ' or ' if schemaless }}

@@ -77,7 +77,7 @@
     {%- for slot in slots -%}
         {%- do slot.update({'names': schema_names.get(slot.column.name, []) if schema_names is not none else none}) -%}
         {%- do slot.update({'decodes_decimal': not slot.column.is_source_table
-            and cdc_value_may_be_encoded_decimal(slot.column.data_type, slot.names) | trim == 'true'}) -%}
+            and cdc_value_may_be_encoded_decimal(slot.column.data_type, slot.column.encoding, slot.names) | trim == 'true'}) -%}
     {%- endfor %}
 
     -- each step below is its own projection, so that Spark evaluates every step once
@@ -217,52 +217,62 @@
         from keyed_changes
     ),
 
-    validated_changes as (
+    -- whether each column's value fails its declared type: once, for the rejection's reason and its detail
+    value_checks as (
         select
             typed_changes.*,
+            {%- for column in columns %}
+            {{ _cdc_uncastable(columns, key_columns, column.name, 'typed_changes') }} as _uncastable_{{ loop.index }}{{ ',' if not loop.last }}
+            {%- endfor %}
+        from typed_changes
+    ),
+
+    validated_changes as (
+        select
+            value_checks.*,
             case
                 {%- if claimants %}
-                when not ({{ cdc_source_matches(target_table, 'typed_changes') }}) then 'unknown_table'
+                when not ({{ cdc_source_matches(target_table, 'value_checks') }}) then 'unknown_table'
                 {%- endif %}
-                when typed_changes.operation = 'truncate' then null
-                when {{ _cdc_any_missing_key(key_columns, 'typed_changes') }} then 'missing_key'
-                when {{ _cdc_any_uncastable(columns, key_columns, 'typed_changes') }} then 'uncastable_value'
+                when value_checks.operation = 'truncate' then null
+                when {{ _cdc_any_missing_key(key_columns, 'value_checks') }} then 'missing_key'
+                when {{ _cdc_any_uncastable(columns, 'value_checks') }} then 'uncastable_value'
             end as rejection_reason,
             case
                 {%- if claimants %}
-                when not ({{ cdc_source_matches(target_table, 'typed_changes') }})
-                    then concat_ws('.', typed_changes.source_database, typed_changes.source_schema, typed_changes.source_table)
+                when not ({{ cdc_source_matches(target_table, 'value_checks') }})
+                    then concat_ws('.', value_checks.source_database, value_checks.source_schema, value_checks.source_table)
                 {%- endif %}
-                when typed_changes.operation = 'truncate' then null
-                when {{ _cdc_any_missing_key(key_columns, 'typed_changes') }}
+                when value_checks.operation = 'truncate' then null
+                when {{ _cdc_any_missing_key(key_columns, 'value_checks') }}
                     then concat_ws(
                         ', ',
                         {%- for column in key_columns %}
-                        if(typed_changes._key_text_{{ loop.index }} is null, {{ cdc_sql_string(column.name) }}, null){{ ',' if not loop.last }}
+                        if(value_checks._key_text_{{ loop.index }} is null, {{ cdc_sql_string(column.name) }}, null){{ ',' if not loop.last }}
                         {%- endfor %}
                     )
-                when {{ _cdc_any_uncastable(columns, key_columns, 'typed_changes') }}
+                when {{ _cdc_any_uncastable(columns, 'value_checks') }}
                     then concat_ws(
                         ', ',
                         {%- for column in columns | sort(attribute='name') %}
                         if(
-                            {{ _cdc_uncastable(columns, key_columns, column.name, 'typed_changes') }},
-                            {{ _cdc_type_mismatch(column, 'typed_changes') | indent(28) }},
+                            value_checks._uncastable_{{ cdc_column_position(columns, column.name) }},
+                            {{ _cdc_type_mismatch(column, 'value_checks') | indent(28) }},
                             null
                         ){{ ',' if not loop.last }}
                         {%- endfor %}
                     )
             end as rejection_detail,
-            typed_changes.operation = 'update'
+            value_checks.operation = 'update'
             {%- for column in key_columns %}
-            and typed_changes._before_key_value_{{ loop.index }} is not null
+            and value_checks._before_key_value_{{ loop.index }} is not null
             {%- endfor %}
             and not (
                 {%- for column in key_columns %}
-                typed_changes._before_key_value_{{ loop.index }} <=> typed_changes._key_value_{{ loop.index }}{{ ' and' if not loop.last }}
+                value_checks._before_key_value_{{ loop.index }} <=> value_checks._key_value_{{ loop.index }}{{ ' and' if not loop.last }}
                 {%- endfor %}
             ) as is_key_change
-        from typed_changes
+        from value_checks
     ),
 
     -- a change of key is a delete of the old key plus an upsert of the new one
@@ -581,20 +591,31 @@
 {% macro cdc_schemaless_values_seen(target_table, relation_alias) -%}
     {#-
         Aggregate over staged changes of `target_table` (`relation_alias`): which of its number
-        and text columns have a value without a field schema (a message without a schema), as
-        JSON text [[column, 'cdc.schemaless_value'], ...], in the form of
-        cdc_schema_names_seen. Only such a value can be a schemaless {scale, value} or base64
-        decimal: a column whose values all have a field schema, none of them a decimal's, gets
-        no decimal decoding (cdc_value_may_be_encoded_decimal). One native expression per
-        column over the field schemas alone, which the probe reads anyway: 0.1 s on 1.1M
-        changes, where looking into the values themselves took 1.6-3 s.
+        and text columns have a value without a field schema (cdc.schemaless_value: it may be
+        base64 bytes of a decimal), and which a JSON object without one (cdc.schemaless_object:
+        it may be a {scale, value} decimal), as JSON text [[column, name], ...] in the form of
+        cdc_schema_names_seen. The typing writes a column's decimal decoding only where one of
+        them, or a decimal's field schema, says a value may be an encoded decimal
+        (cdc_value_may_be_encoded_decimal). Native expressions, no lambda: on 1.1M changes the
+        field schemas alone cost 0.1 s, looking into the values for objects 1.6-3 s more.
     -#}
-    to_json(array_compact(array(
+        to_json(array_compact(array(
         {%- for column in target_table.columns if not column.is_source_table
             and cdc_type_family(column.data_type) | trim in ('number', 'string') %}
+        {%- set name = cdc_sql_string(column.name) %}
+        {%- set has_no_field_schema = relation_alias ~ '.field_schemas[' ~ name ~ '] is null' %}
+        {%- set images = ['after_image', 'before_image', 'key_image'] if column.name in target_table.key_columns else ['after_image'] %}
+        if(coalesce(max({{ has_no_field_schema }}), false), array({{ name }}, '{{ cdc_schemaless_value_name() }}'), null),
         if(
-            coalesce(max({{ relation_alias }}.field_schemas[{{ cdc_sql_string(column.name) }}] is null), false),
-            array({{ cdc_sql_string(column.name) }}, '{{ cdc_schemaless_value_name() }}'),
+            coalesce(max(
+                {{ has_no_field_schema }}
+                and (
+                    {%- for image in images %}
+                    startswith({{ cdc_value_raw_text(relation_alias ~ '.' ~ image ~ '[' ~ name ~ ']') }}, '{'){{ ' or' if not loop.last }}
+                    {%- endfor %}
+                )
+            ), false),
+            array({{ name }}, '{{ cdc_schemaless_object_name() }}'),
             null
         ),
         {%- endfor %}
@@ -821,12 +842,9 @@
 {%- endmacro %}
 
 
-{% macro _cdc_any_uncastable(columns, key_columns, relation) -%}
-    (
-        {%- for column in columns %}
-        {{ _cdc_uncastable(columns, key_columns, column.name, relation) }}{{ ' or' if not loop.last }}
-        {%- endfor %}
-    )
+{% macro _cdc_any_uncastable(columns, relation) -%}
+    {#- Some column's value fails its declared type (the _uncastable_<position> flags of `relation`). -#}
+    ({% for column in columns %}{{ relation }}._uncastable_{{ loop.index }}{{ ' or ' if not loop.last }}{% endfor %})
 {%- endmacro %}
 
 

@@ -3,10 +3,9 @@ named with a space, a dash, a quote, a backtick and a semicolon builds, folds an
 tests. The table is declared in a copy of the project, so no fixture lives in models/.
 
 Its double and decimal columns also carry a schemaless VariableScaleDecimal ({scale, value}):
-the typing decodes encoded decimals only in columns where the run's probe saw a value without
-a field schema (cdc_schemaless_values_seen). Both the table and the log of checked changes
-must see it: one that did not would read the object as text, which is no number
-(uncastable_value)."""
+the typing decodes such objects only in columns where the run's probe saw one
+(cdc_schemaless_values_seen). Both the table and the log of checked changes must see it: one
+that did not would read the object as text, which is no number (uncastable_value)."""
 
 from __future__ import annotations
 
