@@ -217,62 +217,52 @@
         from keyed_changes
     ),
 
-    -- whether each column's value fails its declared type: once, for the rejection's reason and its detail
-    value_checks as (
-        select
-            typed_changes.*,
-            {%- for column in columns %}
-            {{ _cdc_uncastable(columns, key_columns, column.name, 'typed_changes') }} as _uncastable_{{ loop.index }}{{ ',' if not loop.last }}
-            {%- endfor %}
-        from typed_changes
-    ),
-
     validated_changes as (
         select
-            value_checks.*,
+            typed_changes.*,
             case
                 {%- if claimants %}
-                when not ({{ cdc_source_matches(target_table, 'value_checks') }}) then 'unknown_table'
+                when not ({{ cdc_source_matches(target_table, 'typed_changes') }}) then 'unknown_table'
                 {%- endif %}
-                when value_checks.operation = 'truncate' then null
-                when {{ _cdc_any_missing_key(key_columns, 'value_checks') }} then 'missing_key'
-                when {{ _cdc_any_uncastable(columns, 'value_checks') }} then 'uncastable_value'
+                when typed_changes.operation = 'truncate' then null
+                when {{ _cdc_any_missing_key(key_columns, 'typed_changes') }} then 'missing_key'
+                when {{ _cdc_any_uncastable(columns, key_columns, 'typed_changes') }} then 'uncastable_value'
             end as rejection_reason,
             case
                 {%- if claimants %}
-                when not ({{ cdc_source_matches(target_table, 'value_checks') }})
-                    then concat_ws('.', value_checks.source_database, value_checks.source_schema, value_checks.source_table)
+                when not ({{ cdc_source_matches(target_table, 'typed_changes') }})
+                    then concat_ws('.', typed_changes.source_database, typed_changes.source_schema, typed_changes.source_table)
                 {%- endif %}
-                when value_checks.operation = 'truncate' then null
-                when {{ _cdc_any_missing_key(key_columns, 'value_checks') }}
+                when typed_changes.operation = 'truncate' then null
+                when {{ _cdc_any_missing_key(key_columns, 'typed_changes') }}
                     then concat_ws(
                         ', ',
                         {%- for column in key_columns %}
-                        if(value_checks._key_text_{{ loop.index }} is null, {{ cdc_sql_string(column.name) }}, null){{ ',' if not loop.last }}
+                        if(typed_changes._key_text_{{ loop.index }} is null, {{ cdc_sql_string(column.name) }}, null){{ ',' if not loop.last }}
                         {%- endfor %}
                     )
-                when {{ _cdc_any_uncastable(columns, 'value_checks') }}
+                when {{ _cdc_any_uncastable(columns, key_columns, 'typed_changes') }}
                     then concat_ws(
                         ', ',
                         {%- for column in columns | sort(attribute='name') %}
                         if(
-                            value_checks._uncastable_{{ cdc_column_position(columns, column.name) }},
-                            {{ _cdc_type_mismatch(column, 'value_checks') | indent(28) }},
+                            {{ _cdc_uncastable(columns, key_columns, column.name, 'typed_changes') }},
+                            {{ _cdc_type_mismatch(column, 'typed_changes') | indent(28) }},
                             null
                         ){{ ',' if not loop.last }}
                         {%- endfor %}
                     )
             end as rejection_detail,
-            value_checks.operation = 'update'
+            typed_changes.operation = 'update'
             {%- for column in key_columns %}
-            and value_checks._before_key_value_{{ loop.index }} is not null
+            and typed_changes._before_key_value_{{ loop.index }} is not null
             {%- endfor %}
             and not (
                 {%- for column in key_columns %}
-                value_checks._before_key_value_{{ loop.index }} <=> value_checks._key_value_{{ loop.index }}{{ ' and' if not loop.last }}
+                typed_changes._before_key_value_{{ loop.index }} <=> typed_changes._key_value_{{ loop.index }}{{ ' and' if not loop.last }}
                 {%- endfor %}
             ) as is_key_change
-        from value_checks
+        from typed_changes
     ),
 
     -- a change of key is a delete of the old key plus an upsert of the new one
@@ -599,7 +589,7 @@
         (cdc_value_may_be_encoded_decimal). Native expressions, no lambda: on 1.1M changes the
         field schemas alone cost 0.1 s, looking into the values for objects 1.6-3 s more.
     -#}
-        to_json(array_compact(array(
+    to_json(array_compact(array(
         {%- for column in target_table.columns if not column.is_source_table
             and cdc_type_family(column.data_type) | trim in ('number', 'string') %}
         {%- set name = cdc_sql_string(column.name) %}
@@ -842,9 +832,12 @@
 {%- endmacro %}
 
 
-{% macro _cdc_any_uncastable(columns, relation) -%}
-    {#- Some column's value fails its declared type (the _uncastable_<position> flags of `relation`). -#}
-    ({% for column in columns %}{{ relation }}._uncastable_{{ loop.index }}{{ ' or ' if not loop.last }}{% endfor %})
+{% macro _cdc_any_uncastable(columns, key_columns, relation) -%}
+    (
+        {%- for column in columns %}
+        {{ _cdc_uncastable(columns, key_columns, column.name, relation) }}{{ ' or' if not loop.last }}
+        {%- endfor %}
+    )
 {%- endmacro %}
 
 
