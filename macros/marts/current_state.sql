@@ -140,7 +140,7 @@
             '{{ model_name }}' as staging_model,
             coalesce(max(staged_records.operation = 'truncate'), false) as has_truncations,
             {{ cdc_schema_names_seen('staged_records') | indent(12) }} as schema_names,
-            {{ cdc_schemaless_values_seen(target_table, 'staged_records') | indent(12) }} as schemaless_values
+            {{ cdc_schemaless_values_seen(target_table, 'staged_records', look_into_values=false) | indent(12) }} as schemaless_values
         from {{ ref(model_name) }} as staged_records
         where {{ _cdc_staged_changes_condition(target_table, 'staged_records', loaded_after) | indent(8) }}
         having count(*) > 0
