@@ -139,8 +139,7 @@
         select
             '{{ model_name }}' as staging_model,
             coalesce(max(staged_records.operation = 'truncate'), false) as has_truncations,
-            {{ cdc_schema_names_seen('staged_records') | indent(12) }} as schema_names,
-            {{ cdc_schemaless_values_seen(target_table, 'staged_records', look_into_values=false) | indent(12) }} as schemaless_values
+            {{ cdc_schema_names_seen('staged_records') | indent(12) }} as schema_names
         from {{ ref(model_name) }} as staged_records
         where {{ _cdc_staged_changes_condition(target_table, 'staged_records', loaded_after) | indent(8) }}
         having count(*) > 0
@@ -152,9 +151,9 @@
     {%- set staging_models = [] -%}
     {%- set truncating_models = [] -%}
     {%- set names_json = [] -%}
-    {%- for staging_model, has_truncations, schema_names, schemaless_values in run_query(probe).rows -%}
+    {%- for staging_model, has_truncations, schema_names in run_query(probe).rows -%}
         {%- do staging_models.append(staging_model) -%}
-        {%- do names_json.extend([schema_names, schemaless_values]) -%}
+        {%- do names_json.append(schema_names) -%}
         {%- if has_truncations -%}
             {%- do truncating_models.append(staging_model) -%}
         {%- endif -%}

@@ -141,35 +141,6 @@
     compiled per run).
 -#}
 
-{% macro cdc_schemaless_value_name() -%}
-    {#- The name a probe (cdc_schemaless_values_seen) gives a column with a value that has no field schema: it may be schemaless base64 bytes of a decimal. -#}
-    cdc.schemaless_value
-{%- endmacro %}
-
-{% macro cdc_schemaless_object_name() -%}
-    {#- The name a probe (cdc_schemaless_values_seen) gives a column with a value that is a JSON object without a field schema: it may be a schemaless {scale, value} decimal. -#}
-    cdc.schemaless_object
-{%- endmacro %}
-
-{% macro cdc_value_may_be_encoded_decimal(data_type, encoding=none, schema_names=none) -%}
-    {#-
-        Renders true when a value bound for a column of `data_type` may be an encoded decimal
-        (cdc_value_decimal_bytes): a number or text column whose values may carry a Kafka
-        Connect Decimal or VariableScaleDecimal field schema, or a JSON object without a
-        field schema; and a decimal column, not told that its values are decimal text, whose
-        values may have no field schema (base64). schema_names none: any may. Otherwise the
-        typing writes no decimal decoding for it: about half of a column's typing SQL, planned
-        and compiled per run.
-    -#}
-    {%- set declared = (data_type | lower).startswith('decimal(') -%}
-    {%- if cdc_type_family(data_type) | trim in ('number', 'string') and (
-        _cdc_carries(schema_names, [
-            'org.apache.kafka.connect.data.Decimal', 'io.debezium.data.VariableScaleDecimal', cdc_schemaless_object_name() | trim,
-        ]) | trim == 'true'
-        or (declared and encoding != 'decimal_text' and _cdc_carries(schema_names, [cdc_schemaless_value_name() | trim]) | trim == 'true')
-    ) -%}true{%- endif -%}
-{%- endmacro %}
-
 {% macro _cdc_carries(schema_names, names) -%}
     {#- Renders true when a field schema named one of `names` may occur (schema_names none: any may). -#}
     {%- if schema_names is none or (names | select('in', schema_names) | list) -%}true{%- endif -%}
@@ -252,9 +223,7 @@
         {%- endif %}
         when {{ _cdc_is_variable_scale_decimal(variant_expr, field, schema_names) }}
             then try_to_binary(try_variant_get({{ variant_expr }}, '$.value', 'string'), 'base64')
-        {%- if not _cdc_carries(schema_names, [cdc_schemaless_value_name() | trim]) %}
-        {#- schemaless base64 needs a value without a field schema: none here -#}
-        {%- elif declared and encoding == 'decimal_base64' %}
+        {%- if declared and encoding == 'decimal_base64' %}
         when {{ field }} is null then try_to_binary({{ text }}, 'base64')
         {%- elif declared and encoding != 'decimal_text' %}
         when {{ field }} is null and try_cast({{ text }} as {{ data_type }}) is null then try_to_binary({{ text }}, 'base64')
@@ -304,16 +273,10 @@
 
 
 {% macro _cdc_is_variable_scale_decimal(v, field, schema_names=none) -%}
-    {%- set named = _cdc_carries(schema_names, ['io.debezium.data.VariableScaleDecimal']) | trim == 'true' -%}
-    {%- set schemaless = _cdc_carries(schema_names, [cdc_schemaless_object_name() | trim]) | trim == 'true' -%}
     (
-        {%- if named -%}
-        {{ field }}.name = 'io.debezium.data.VariableScaleDecimal'{{ ' or ' if schemaless }}
-        {%- endif -%}
-        {%- if schemaless -%}
+        {%- if _cdc_carries(schema_names, ['io.debezium.data.VariableScaleDecimal']) -%}
+        {{ field }}.name = 'io.debezium.data.VariableScaleDecimal' or {% endif -%}
         ({{ field }} is null and startswith({{ cdc_value_raw_text(v) }}, '{'))
-        {%- endif -%}
-        {{- 'false' if not (named or schemaless) -}}
     )
 {%- endmacro %}
 

@@ -72,12 +72,6 @@
     {%- for column in key_columns -%}
         {%- do slots.append({'name': '_before_key_' ~ loop.index, 'image': 'before_image', 'column': column}) -%}
         {%- do slots.append({'name': '_kafka_key_' ~ loop.index, 'image': 'key_image', 'column': column}) -%}
-    {%- endfor -%}
-    {#- the field schema names its values carry (none: any), and whether one may be an encoded decimal -#}
-    {%- for slot in slots -%}
-        {%- do slot.update({'names': schema_names.get(slot.column.name, []) if schema_names is not none else none}) -%}
-        {%- do slot.update({'decodes_decimal': not slot.column.is_source_table
-            and cdc_value_may_be_encoded_decimal(slot.column.data_type, slot.column.encoding, slot.names) | trim == 'true'}) -%}
     {%- endfor %}
 
     -- each step below is its own projection, so that Spark evaluates every step once
@@ -87,7 +81,7 @@
             {%- for slot in slots %}
             {%- set value = 'staged_changes.' ~ slot.image ~ '[' ~ cdc_sql_string(slot.column.name) ~ ']' %}
             {%- set field_schema = 'staged_changes.field_schemas[' ~ cdc_sql_string(slot.column.name) ~ ']' %}
-            {%- set names = slot.names %}
+            {%- set names = schema_names.get(slot.column.name, []) if schema_names is not none else none %}
             {%- if slot.column.is_source_table %}
             -- the source table as a key column (meta.cdc.source_in_key)
             lower(concat_ws('.', staged_changes.source_database, staged_changes.source_schema, staged_changes.source_table))
@@ -95,10 +89,8 @@
             {%- else %}
             {{ cdc_value_text(value, field_schema, slot.column.data_type, names) }} as {{ slot.name }}_raw_text,
             {%- endif %}
-            {%- if slot.decodes_decimal %}
             {{ cdc_value_decimal_bytes(value, field_schema, slot.column.data_type, slot.column.encoding, names) }} as {{ slot.name }}_decimal_bytes,
             {{ cdc_value_decimal_scale(value, field_schema, slot.column.data_type, names) }} as {{ slot.name }}_decimal_scale,
-            {%- endif %}
             {{ cdc_value_time_text(value, field_schema, slot.column.data_type, names) }} as {{ slot.name }}_time_text,
             {%- endfor %}
             named_struct(
@@ -113,13 +105,11 @@
         from staged_changes
     ),
 
-    {#- the decimal decoding, only for the values that may be encoded decimals -#}
-    {%- set decimal_slots = slots | selectattr('decodes_decimal') | list %}
-
     decimal_integers as (
         select
-            read_values.*{{ ',' if decimal_slots }}
-            {%- for slot in decimal_slots %}
+            read_values.*,
+            {%- for slot in slots %}
+            {%- if cdc_type_family(slot.column.data_type) | trim in ('number', 'string') %}
             -- a scale Spark cannot hold (a schema may say anything) leaves the value undecoded: uncastable
             if(read_values.{{ slot.name }}_decimal_scale between 0 and 38, read_values.{{ slot.name }}_decimal_scale, null)
                 as {{ slot.name }}_scale,
@@ -128,14 +118,18 @@
                 {{ cdc_signed_integer_from_hex('hex(read_values.' ~ slot.name ~ '_decimal_bytes)') | indent(16) }},
                 null
             ) as {{ slot.name }}_unscaled{{ ',' if not loop.last }}
+            {%- else %}
+            cast(null as int) as {{ slot.name }}_scale,
+            cast(null as decimal(38, 0)) as {{ slot.name }}_unscaled{{ ',' if not loop.last }}
+            {%- endif %}
             {%- endfor %}
         from read_values
     ),
 
     decimal_digits as (
         select
-            decimal_integers.*{{ ',' if decimal_slots }}
-            {%- for slot in decimal_slots %}
+            decimal_integers.*,
+            {%- for slot in slots %}
             lpad(
                 cast(abs(decimal_integers.{{ slot.name }}_unscaled) as string),
                 greatest(
@@ -153,13 +147,11 @@
             decimal_digits.*,
             {%- for slot in slots %}
             coalesce(
-                {%- if slot.decodes_decimal %}
                 {{ cdc_decimal_text_from_digits(
                     'decimal_digits.' ~ slot.name ~ '_unscaled',
                     'decimal_digits.' ~ slot.name ~ '_digits',
                     'coalesce(decimal_digits.' ~ slot.name ~ '_scale, 0)'
                 ) }},
-                {%- endif %}
                 decimal_digits.{{ slot.name }}_time_text,
                 decimal_digits.{{ slot.name }}_raw_text
             ) as {{ slot.name }}_text{{ ',' if not loop.last }}
@@ -482,36 +474,10 @@
                     'target_table': target_table,
                     'claimants': claimants if has_unclaimed.found else none,
                     'staging_models': staging_models,
-                    'names_json': names_json,
+                    'schema_names': cdc_schema_names_from_json(names_json),
                 }) -%}
             {%- endif -%}
         {%- endif -%}
-    {%- endfor -%}
-    {#- which columns of the listed tables have values without a field schema: one more probe, over their own changes only -#}
-    {%- if sources is not none and listed -%}
-        {%- set values_probe -%}
-            {%- for checked in listed %}
-            select
-                {{ cdc_sql_string(checked.target_table.name) }} as target_table,
-                {{ cdc_schemaless_values_seen(checked.target_table, 'staged_records') | indent(16) }} as schemaless_values
-            from (
-                {{ cdc_staged_changes_of(
-                    checked.target_table, loaded_after, checked.claimants, checked.staging_models,
-                ) | indent(16) }}
-            ) as staged_records
-            {%- if not loop.last %}
-            union all
-            {%- endif %}
-            {%- endfor %}
-        {%- endset -%}
-        {%- for row in run_query(values_probe).rows -%}
-            {%- for checked in listed if checked.target_table.name == row[0] -%}
-                {%- do checked.names_json.append(row[1]) -%}
-            {%- endfor -%}
-        {%- endfor -%}
-    {%- endif -%}
-    {%- for checked in listed if 'names_json' in checked -%}
-        {%- do checked.update({'schema_names': cdc_schema_names_from_json(checked.pop('names_json'))}) -%}
     {%- endfor -%}
     {{ return(listed) }}
 {% endmacro %}
@@ -575,48 +541,6 @@
             schema_entry -> array(schema_entry.key, schema_entry.value.name)
         )
     ))))
-{%- endmacro %}
-
-
-{% macro cdc_schemaless_values_seen(target_table, relation_alias, look_into_values=true) -%}
-    {#-
-        Aggregate over staged changes of `target_table` (`relation_alias`): which of its number
-        and text columns have a value without a field schema (cdc.schemaless_value: it may be
-        base64 bytes of a decimal), and which a JSON object without one (cdc.schemaless_object:
-        it may be a {scale, value} decimal), as JSON text [[column, name], ...] in the form of
-        cdc_schema_names_seen. The typing writes a column's decimal decoding only where one of
-        them, or a decimal's field schema, says a value may be an encoded decimal
-        (cdc_value_may_be_encoded_decimal). Native expressions, no lambda. The field schemas
-        alone cost 0.1 s on 1.1M changes; looking into the values for objects reads the images,
-        1.6-3 s more: with look_into_values false, a column with a value without a field schema
-        is taken to have an object too.
-    -#}
-    to_json(array_compact(array(
-        {%- for column in target_table.columns if not column.is_source_table
-            and cdc_type_family(column.data_type) | trim in ('number', 'string') %}
-        {%- set name = cdc_sql_string(column.name) %}
-        {%- set has_no_field_schema = relation_alias ~ '.field_schemas[' ~ name ~ '] is null' %}
-        {%- set images = ['after_image', 'before_image', 'key_image'] if column.name in target_table.key_columns else ['after_image'] %}
-        if(coalesce(max({{ has_no_field_schema }}), false), array({{ name }}, '{{ cdc_schemaless_value_name() }}'), null),
-        {%- if look_into_values %}
-        if(
-            coalesce(max(
-                {{ has_no_field_schema }}
-                and (
-                    {%- for image in images %}
-                    startswith({{ cdc_value_raw_text(relation_alias ~ '.' ~ image ~ '[' ~ name ~ ']') }}, '{'){{ ' or' if not loop.last }}
-                    {%- endfor %}
-                )
-            ), false),
-            array({{ name }}, '{{ cdc_schemaless_object_name() }}'),
-            null
-        ),
-        {%- else %}
-        if(coalesce(max({{ has_no_field_schema }}), false), array({{ name }}, '{{ cdc_schemaless_object_name() }}'), null),
-        {%- endif %}
-        {%- endfor %}
-        cast(null as array<string>)
-    )))
 {%- endmacro %}
 
 

@@ -2,10 +2,10 @@
 named with a space, a dash, a quote, a backtick and a semicolon builds, folds and passes its
 tests. The table is declared in a copy of the project, so no fixture lives in models/.
 
-Its double and decimal columns also carry a schemaless VariableScaleDecimal ({scale, value}):
-the typing decodes such objects only in columns where the run's probe saw one
-(cdc_schemaless_values_seen). Both the table and the log of checked changes must see it: one
-that did not would read the object as text, which is no number (uncastable_value)."""
+Its double and decimal columns also carry a schemaless VariableScaleDecimal ({scale, value}),
+as Debezium writes a Postgres numeric without a schema: both the table and the log of checked
+changes decode it (one that read the object as text would find no number in it:
+uncastable_value)."""
 
 from __future__ import annotations
 
