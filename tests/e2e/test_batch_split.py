@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
-from conftest import SAMPLE_LANDING, SHARED_DIR, TARGET_DIR, Dbt, land_files, rows_as_text
+from conftest import SAMPLE_LANDING, SHARED_DIR, TARGET_DIR, Dbt, history_tables, land_files, rows_as_text
 
 CORPUS = SHARED_DIR / "corpus" / "debezium-json"
 EMPLOYEES = "arcion_internal_csv/csv_files/hr/employees"
@@ -129,9 +129,9 @@ CURRENT_STATE_TABLES = [
     "tpch__nation",
     "payments__transactions",
 ]
-# the tables that keep history (meta.cdc.history: true): the late hour-10 Parquet file lands in
-# the middle of payments' versions, shop's cart items are truncated
-HISTORY_TABLES = ["shop__products", "shop__cart_items", "payments__transactions"]
+# the tables that keep history (meta.cdc.history: true, read from the marts' YAML): the late
+# hour-10 Parquet file lands in the middle of payments' versions, shop's cart items are truncated
+HISTORY_TABLES = sorted(history_tables())
 BUILD_MODELS = ["build", "--exclude", "test_type:unit test_type:data"]
 STAGING_MODELS = {
     "debezium": "stg_debezium__records",
