@@ -16,7 +16,8 @@
       _cdc_truncated_before  for a truncation: its version (every key column is then null)
       _cdc_moved_from        (moves_whole_rows only) for a move_row: the old key, struct of the
                              key columns
-    and, for the quarantine, rejection_reason / rejection_detail and the change's lineage. A
+    and, for the quarantine, rejection_reason / rejection_detail, rejected_change (the change as
+    parsed, as JSON, for a rejected change only: cdc_change_as_json) and the change's lineage. A
     rejected change keeps only those: no key, no value, no version, so that folding it changes
     nothing. To select rows by rejection_reason, use cdc_keep_rows_where, not WHERE.
 -#}
@@ -257,26 +258,39 @@
         from typed_changes
     ),
 
+    -- a rejected change as parsed, for the quarantine; past this step no image is carried (the
+    -- images are most of a row's width, and only the few rejected changes need them)
+    described_changes as (
+        select
+            validated_changes.* except (key_image, before_image, after_image),
+            if(
+                validated_changes.rejection_reason is not null,
+                {{ cdc_change_as_json('validated_changes') | indent(16) }},
+                null
+            ) as rejected_change
+        from validated_changes
+    ),
+
     -- a change of key is a delete of the old key plus an upsert of the new one
     change_rows as (
         select
-            validated_changes.*,
+            described_changes.*,
             key_change_row.is_old_key_delete,
             case
-                when validated_changes.operation = 'truncate' then 'truncate_table'
-                when validated_changes.operation = 'delete' or key_change_row.is_old_key_delete then 'delete_row'
-                when validated_changes.operation in ('insert', 'snapshot') then 'replace_row'
-                when {% for column in columns %}validated_changes._after_has_{{ loop.index }}{{ ' and ' if not loop.last }}{% endfor %}
+                when described_changes.operation = 'truncate' then 'truncate_table'
+                when described_changes.operation = 'delete' or key_change_row.is_old_key_delete then 'delete_row'
+                when described_changes.operation in ('insert', 'snapshot') then 'replace_row'
+                when {% for column in columns %}described_changes._after_has_{{ loop.index }}{{ ' and ' if not loop.last }}{% endfor %}
                     then 'replace_row'
                 {%- if moves_whole_rows %}
-                when validated_changes.rejection_reason is null and validated_changes.is_key_change then 'move_row'
+                when described_changes.rejection_reason is null and described_changes.is_key_change then 'move_row'
                 {%- endif %}
                 else 'update_columns'
             end as change_kind
-        from validated_changes
+        from described_changes
         lateral view explode(
             if(
-                validated_changes.rejection_reason is null and validated_changes.is_key_change,
+                described_changes.rejection_reason is null and described_changes.is_key_change,
                 array(true, false),
                 array(false)
             )
@@ -344,9 +358,7 @@
             change_rows.source_schema,
             change_rows.source_table,
             change_rows.operation,
-            change_rows.key_image,
-            change_rows.before_image,
-            change_rows.after_image,
+            change_rows.rejected_change,
             change_rows.change_version,
             change_rows.commit_timestamp,
             change_rows.transaction_id,
@@ -794,4 +806,20 @@
         typing step (measured: out of memory for a 3-column table); a generator is left alone.
     -#}
     lateral view explode(if({{ condition }}, array(true), array())) kept_rows as is_kept
+{%- endmacro %}
+
+
+{% macro cdc_change_as_json(relation) %}
+    {#- A staged change as parsed, as JSON text: its operation and its key, before and after images. relation: the name of a relation with staging's columns. -#}
+    {%- if relation is not string or not relation -%}
+        {{ exceptions.raise_compiler_error("cdc_change_as_json: relation must be the name of a relation with staging's columns, got " ~ relation) }}
+    {%- endif -%}
+    to_json(
+        named_struct(
+            'operation', {{ relation }}.operation,
+            'key', {{ relation }}.key_image,
+            'before', {{ relation }}.before_image,
+            'after', {{ relation }}.after_image
+        )
+    )
 {%- endmacro %}

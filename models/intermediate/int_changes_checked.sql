@@ -58,9 +58,7 @@ checked_changes_{{ loop.index }} as (
         if(typed_changes.rejection_reason = 'unknown_table', null, {{ cdc_sql_string(target_table.name) }}) as target_table,
         typed_changes.rejection_reason,
         typed_changes.rejection_detail,
-        typed_changes.key_image,
-        typed_changes.before_image,
-        typed_changes.after_image,
+        typed_changes.rejected_change,
         if({{ has_fingerprint }}, to_json(named_struct(
             {%- for key in target_table.key_columns %}
             {{ cdc_sql_string(key) }}, typed_changes.{{ cdc_quote(key) }}{{ ',' if not loop.last }}
@@ -111,9 +109,7 @@ checked_changes as (
         concat_ws(
             '.', unregistered_changes.source_database, unregistered_changes.source_schema, unregistered_changes.source_table
         ) as rejection_detail,
-        unregistered_changes.key_image,
-        unregistered_changes.before_image,
-        unregistered_changes.after_image,
+        {{ cdc_change_as_json('unregistered_changes') | indent(8) }} as rejected_change,
         cast(null as string) as row_key,
         cast(null as array<bigint>) as change_sequence,
         cast(null as bigint) as change_content,
@@ -138,19 +134,8 @@ final as (
         checked_changes.target_table,
         checked_changes.rejection_reason,
         checked_changes.rejection_detail,
-        {#- the whole change only when rejected: an applied one is in its current-state table -#}
-        if(
-            checked_changes.rejection_reason is not null,
-            to_json(
-                named_struct(
-                    'operation', checked_changes.operation,
-                    'key', checked_changes.key_image,
-                    'before', checked_changes.before_image,
-                    'after', checked_changes.after_image
-                )
-            ),
-            null
-        ) as rejected_change,
+        {#- the whole change only when rejected (the typing writes it): an applied one is in its current-state table -#}
+        checked_changes.rejected_change,
         checked_changes.row_key,
         checked_changes.change_sequence,
         checked_changes.change_content,
