@@ -56,14 +56,31 @@ def project_build(*tests: str) -> list[str]:
     return ["build", "--select", selected, "--exclude", "tag:corpus", "--indirect-selection", "empty"]
 
 
-def history_tables() -> set[str]:
-    """The project's current-state tables that keep history (meta.cdc.history in their YAML)."""
-    tables = set()
+def _registry() -> dict[str, dict[str, Any]]:
+    """The project's current-state tables and their meta.cdc, from the marts' YAML."""
+    tables = {}
     for path in (PROJECT_DIR / "models" / "marts").rglob("_*__models.yml"):
         for model in yaml.safe_load(path.read_text()).get("models", []):
-            if model.get("config", {}).get("meta", {}).get("cdc", {}).get("history") is True:
-                tables.add(model["name"])
+            cdc = model.get("config", {}).get("meta", {}).get("cdc")
+            if cdc is not None:
+                tables[model["name"]] = cdc
     return tables
+
+
+def current_state_tables() -> set[str]:
+    """The project's current-state tables (a meta.cdc in their YAML)."""
+    return set(_registry())
+
+
+def history_tables() -> set[str]:
+    """The project's current-state tables that keep history (meta.cdc.history in their YAML)."""
+    return {name for name, cdc in _registry().items() if cdc.get("history") is True}
+
+
+def staging_models() -> list[str]:
+    """The staging models every run reads (var cdc_staging_models of dbt_project.yml)."""
+    project = yaml.safe_load((PROJECT_DIR / "dbt_project.yml").read_text())
+    return list(project["vars"]["cdc_staging_models"])
 
 
 def free_port() -> int:

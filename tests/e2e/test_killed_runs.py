@@ -16,7 +16,16 @@ from pathlib import Path
 
 from pyspark.sql import SparkSession
 
-from conftest import PROJECT_DIR, SAMPLE_LANDING, Dbt, project_build, rows_as_text
+from conftest import (
+    PROJECT_DIR,
+    SAMPLE_LANDING,
+    Dbt,
+    current_state_tables,
+    history_tables,
+    project_build,
+    rows_as_text,
+    staging_models,
+)
 
 # (model whose start the kill waits for, seconds after it): staging, the checked changes, a mart.
 # The mart keeps history: its run writes the changes, the versions and the state in turn.
@@ -37,37 +46,9 @@ SECOND_RUN_FILES = [
 # Models and the seed only: no tests.
 MODELS = project_build()
 COMPARED = {
-    "staging": [
-        f"stg_{flavour}__records"
-        for flavour in (
-            "debezium",
-            "arcion_kafka",
-            "mrs_cdl",
-            "canal_json",
-            "shareplex_json",
-            "dts_avro",
-            "arcion_internal_csv",
-            "arcion_internal_json",
-            "parquet_export",
-        )
-    ],
+    "staging": staging_models(),
     "intermediate": ["int_quarantined_records_logged", "int_control_records_logged", "int_changes_checked"],
-    "marts": [
-        "shop__orders",
-        "shop__customers",
-        "shop__cart_items",
-        "tpch__region",
-        "cdl__ct_pg2hudi",
-        "shop__products",
-        "billing__mio_log",
-        "crm__contacts",
-        "hr__employees",
-        "tpch__nation",
-        "payments__transactions",
-        "payments__transactions_history",
-        "shop__products_history",
-        "shop__cart_items_history",
-    ],
+    "marts": sorted(current_state_tables()) + sorted(f"{table}_history" for table in history_tables()),
 }
 
 # the killed warehouse read by a Spark of its own (the dbt that ran on it is gone)
