@@ -48,6 +48,12 @@ KAFKA_RECORD_SCHEMA = pa.schema(
 )
 
 
+# The var that declares the corpus targets (tests/corpus_targets), the tests' own current-state
+# tables, for the modules that land their changes. Elsewhere they would only add their typing to
+# every run's checked changes and their tables and tests to every build.
+CORPUS_TARGETS = {"cdc_corpus_targets": True}
+
+
 def project_build(*tests: str) -> list[str]:
     """`dbt build` arguments for the project's own models and seed, without the corpus targets
     (tests/corpus_targets), and of the data tests only those the selectors `tests` name (dbt
@@ -160,8 +166,7 @@ class Dbt:
                 "PYTHONWARNINGS": "ignore:Failed to set spark.sql.catalogImplementation:UserWarning",
             }
         )
-        # the corpus targets (tests/corpus_targets) are the tests' own current-state tables
-        dbt_vars = {"cdc_landing_root": str(landing_root), "cdc_corpus_targets": True, **(extra_vars or {})}
+        dbt_vars = {"cdc_landing_root": str(landing_root), **(extra_vars or {})}
         command = [str(PROJECT_DIR / ".venv" / "bin" / "dbt"), *args, "--vars", json.dumps(dbt_vars)]
         return command, env
 

@@ -24,7 +24,7 @@ import pyarrow.parquet as pq
 import pytest
 from pyspark.sql import SparkSession
 
-from conftest import KAFKA_RECORD_SCHEMA, Dbt, mysql_change, rows_as_text, table_rows
+from conftest import CORPUS_TARGETS, KAFKA_RECORD_SCHEMA, Dbt, mysql_change, rows_as_text, table_rows
 
 SCHEMA = "it_fuzz"
 SEED = int(os.environ.get("CDC_FUZZ_SEED", "20261123"))
@@ -418,9 +418,9 @@ def fuzz_build(dbt: Dbt, tmp_path_factory: pytest.TempPathFactory) -> tuple[str,
         "+int_quarantined_records_logged",
     ]
     land_run(landing_root, rng, 0, landed, late=False)
-    dbt.run(*models, schema=SCHEMA, landing_root=landing_root)
+    dbt.run(*models, schema=SCHEMA, landing_root=landing_root, extra_vars=CORPUS_TARGETS)
     land_run(landing_root, rng, 1, landed, late=True)
-    dbt.run(*models, schema=SCHEMA, landing_root=landing_root)
+    dbt.run(*models, schema=SCHEMA, landing_root=landing_root, extra_vars=CORPUS_TARGETS)
     return SCHEMA, landed
 
 

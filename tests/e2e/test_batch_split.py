@@ -11,6 +11,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 from conftest import (
+    CORPUS_TARGETS,
     SAMPLE_LANDING,
     SHARED_DIR,
     TARGET_DIR,
@@ -205,7 +206,7 @@ def in_one_run(dbt: Dbt, tmp_path_factory: pytest.TempPathFactory) -> str:
     landing_root = Path(tmp_path_factory.mktemp("split_once")) / "landing"
     for batch in BATCHES:
         land(landing_root, batch)
-    dbt.run(*BUILD_MODELS, schema="it_split_once", landing_root=landing_root)
+    dbt.run(*BUILD_MODELS, schema="it_split_once", landing_root=landing_root, extra_vars=CORPUS_TARGETS)
     return "it_split_once"
 
 
@@ -219,7 +220,7 @@ def as_it_lands(dbt: Dbt, tmp_path_factory: pytest.TempPathFactory) -> tuple[str
             *BUILD_MODELS,
             schema="it_split_batches",
             landing_root=landing_root,
-            extra_vars={"cdc_compact_after_batches": 2},
+            extra_vars=CORPUS_TARGETS | {"cdc_compact_after_batches": 2},
         )
         if not FIRST_RUN_STAGING_SQL:
             FIRST_RUN_STAGING_SQL.update(
@@ -278,7 +279,7 @@ def test_a_run_with_nothing_landed_stages_and_parses_nothing(
         )
 
     before = staged()
-    dbt.run(*BUILD_MODELS, schema=schema, landing_root=landing_root)
+    dbt.run(*BUILD_MODELS, schema=schema, landing_root=landing_root, extra_vars=CORPUS_TARGETS)
     assert staged() == before, "no record staged twice, no empty run recorded"
     for flavour, model in STAGING_MODELS.items():
         sql = (STAGING_SQL / flavour / f"{model}.sql").read_text()
@@ -290,7 +291,9 @@ def test_full_refresh_rebuilds_the_same_state(
     dbt: Dbt, spark: SparkSession, in_one_run: str, as_it_lands: tuple[str, Path]
 ) -> None:
     schema, landing_root = as_it_lands
-    dbt.run(*BUILD_MODELS, "--full-refresh", schema=schema, landing_root=landing_root)
+    dbt.run(
+        *BUILD_MODELS, "--full-refresh", schema=schema, landing_root=landing_root, extra_vars=CORPUS_TARGETS
+    )
     assert current_state(spark, schema) == current_state(spark, in_one_run)
     assert row_state(spark, schema) == row_state(spark, in_one_run)
     assert history(spark, schema) == history(spark, in_one_run)

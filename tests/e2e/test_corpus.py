@@ -43,6 +43,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 from conftest import (
+    CORPUS_TARGETS,
     SHARED_DIR,
     Dbt,
     corpus_messages,
@@ -91,7 +92,14 @@ def corpus_build(dbt: Dbt, tmp_path_factory: pytest.TempPathFactory) -> str:
             first_offset=offset,
         )
         offset += len(lines)
-    result = dbt.run("build", "--exclude", "test_type:unit", schema=SCHEMA, landing_root=landing_root)
+    result = dbt.run(
+        "build",
+        "--exclude",
+        "test_type:unit",
+        schema=SCHEMA,
+        landing_root=landing_root,
+        extra_vars=CORPUS_TARGETS,
+    )
     assert "WARN 2 same_sequence_changes_agree" in result.stdout, "test.product 101 and 105 conflict"
     return SCHEMA
 

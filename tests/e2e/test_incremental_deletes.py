@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pyspark.sql import SparkSession
 
-from conftest import Dbt, mysql_change, table_rows
+from conftest import CORPUS_TARGETS, Dbt, mysql_change, table_rows
 
 SCHEMA = "it_deletes"
 MODELS = ["run", "--select", "+test__test"]
@@ -34,7 +34,7 @@ def test_rows_deleted_by_a_later_run_leave_the_current_state(
     land(
         landing_root, "run-1.jsonl", [change("c", row_id, 10 * row_id, f"v{row_id}") for row_id in (1, 2, 3)]
     )
-    dbt.run(*MODELS, schema=SCHEMA, landing_root=landing_root)
+    dbt.run(*MODELS, schema=SCHEMA, landing_root=landing_root, extra_vars=CORPUS_TARGETS)
     assert table_rows(spark, SCHEMA, "test__test", ["id", "value"], ["id"]) == [
         ("1", "v1"),
         ("2", "v2"),
@@ -42,9 +42,9 @@ def test_rows_deleted_by_a_later_run_leave_the_current_state(
     ]
 
     land(landing_root, "run-2.jsonl", [change("d", row_id, 100 + row_id) for row_id in (1, 2, 3)])
-    dbt.run(*MODELS, schema=SCHEMA, landing_root=landing_root)
+    dbt.run(*MODELS, schema=SCHEMA, landing_root=landing_root, extra_vars=CORPUS_TARGETS)
     assert table_rows(spark, SCHEMA, "test__test", ["id", "value"], ["id"]) == []
 
     land(landing_root, "run-3.jsonl", [change("c", 4, 200, "v4"), change("c", 1, 5, "too old")])
-    dbt.run(*MODELS, schema=SCHEMA, landing_root=landing_root)
+    dbt.run(*MODELS, schema=SCHEMA, landing_root=landing_root, extra_vars=CORPUS_TARGETS)
     assert table_rows(spark, SCHEMA, "test__test", ["id", "value"], ["id"]) == [("4", "v4")]

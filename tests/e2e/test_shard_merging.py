@@ -54,7 +54,7 @@ def shards_build(dbt: Dbt, tmp_path_factory: pytest.TempPathFactory) -> tuple[st
         "test_type:unit",
         schema=SCHEMA,
         landing_root=landing_root,
-        extra_vars={"cdc_corpus_targets": False, "cdc_shard_targets": True},
+        extra_vars={"cdc_shard_targets": True},
     )
     return SCHEMA, result.stdout
 
