@@ -1,10 +1,11 @@
 """End-to-end harness: real dbt on a real local Spark, through one Spark Connect server.
 
-One server per test session holds a fresh warehouse and Hive metastore (.spark-test/);
-each scenario builds the project into its own schemas (CDC_SCHEMA) over its own landing
-folder (var cdc_landing_root), and reads the results back through a Spark Connect client.
-bin/test runs the modules in two pytest-xdist workers: each worker is a session of its own,
-with its own server, state folder (.spark-test/<worker>) and dbt target folder.
+One server per test run holds a fresh warehouse and Hive metastore (.spark-test/); each
+scenario builds the project into its own schemas (CDC_SCHEMA) over its own landing folder (var
+cdc_landing_root), and reads the results back through a Spark Connect client. bin/test runs
+the modules in two pytest-xdist workers: they share the server that the controller starts
+(.spark-test/shared), and each has its own state folder (.spark-test/<worker>, for the runs
+with Spark in the dbt process) and dbt target folder.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import os
 import shutil
 import socket
 import subprocess
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -35,6 +36,19 @@ STATE_DIR = PROJECT_DIR / ".spark-test" / (WORKER or "main")
 # dbt's target folder (compiled SQL, the docs site) of this worker's invocations
 TARGET_NAME = f"pytest-{WORKER}" if WORKER else "pytest"
 TARGET_DIR = PROJECT_DIR / "target" / TARGET_NAME
+# The modules that take longest (worker seconds in a two-worker run, 2026-11-26), handed to the
+# workers first: xdist gives out whole modules in collection order (bin/test turns off its own
+# order, by test count), and a long module started last would keep one worker busy alone.
+LONGEST_MODULES = (
+    "test_sample_landing.py",
+    "test_batch_split.py",
+    "test_killed_runs.py",
+    "test_corpus.py",
+    "test_dbt_unit_tests.py",
+    "test_bad_records.py",
+    "test_plain_dbt_run.py",
+    "test_thrift_helpers.py",
+)
 KAFKA_RECORD_SCHEMA = pa.schema(
     [
         ("key", pa.binary()),
@@ -89,23 +103,68 @@ def staging_models() -> list[str]:
     return list(project["vars"]["cdc_staging_models"])
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The longest modules first (LONGEST_MODULES), the others in their usual order."""
+
+    def rank(item: pytest.Item) -> int:
+        name = item.path.name
+        return LONGEST_MODULES.index(name) if name in LONGEST_MODULES else len(LONGEST_MODULES)
+
+    items.sort(key=rank)
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
 
 
-@pytest.fixture(scope="session")
-def spark_remote() -> Iterator[str]:
-    """A Spark Connect server on a fresh warehouse and metastore, for the whole session."""
-    shutil.rmtree(STATE_DIR, ignore_errors=True)
+def _start_connect_server(state_dir: Path) -> tuple[str, Callable[[], None]]:
+    """A Spark Connect server (bin/spark-connect-server) on a fresh warehouse and metastore in
+    state_dir: its address, and how to stop it."""
+    shutil.rmtree(state_dir, ignore_errors=True)
     port = free_port()
-    env = os.environ | {"CDC_SPARK_STATE_DIR": str(STATE_DIR), "CDC_CONNECT_PORT": str(port)}
-    subprocess.run([str(PROJECT_DIR / "bin" / "spark-connect-server"), "start"], env=env, check=True)
+    env = os.environ | {"CDC_SPARK_STATE_DIR": str(state_dir), "CDC_CONNECT_PORT": str(port)}
+    server = str(PROJECT_DIR / "bin" / "spark-connect-server")
+    subprocess.run([server, "start"], env=env, check=True)
+
+    def stop() -> None:
+        subprocess.run([server, "stop"], env=env, check=False)
+
+    return f"sc://127.0.0.1:{port}", stop
+
+
+SHARED_REMOTE = pytest.StashKey[str]()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """pytest-xdist's controller, before it starts each worker: one Spark Connect server for all
+    workers (.spark-test/shared), stopped when the run ends. The workers' dbt runs share its
+    JVM, whose compiled code a second server would compile again (each server spent about
+    130 s of CPU on its first build, 2026-11-26)."""
+    config = node.config
+    if SHARED_REMOTE not in config.stash:
+        remote, stop = _start_connect_server(PROJECT_DIR / ".spark-test" / "shared")
+        config.add_cleanup(stop)
+        config.stash[SHARED_REMOTE] = remote
+    node.workerinput["cdc_spark_remote"] = config.stash[SHARED_REMOTE]
+
+
+@pytest.fixture(scope="session")
+def spark_remote(request: pytest.FixtureRequest) -> Iterator[str]:
+    """The Spark Connect server of the whole run: the controller's under pytest-xdist, else one
+    of this session's own. Each worker's own state (.spark-test/<worker>) starts empty."""
+    shutil.rmtree(STATE_DIR, ignore_errors=True)
+    shared = getattr(request.config, "workerinput", {}).get("cdc_spark_remote")
+    if shared is not None:
+        yield shared
+        return
+    remote, stop = _start_connect_server(STATE_DIR)
     try:
-        yield f"sc://127.0.0.1:{port}"
+        yield remote
     finally:
-        subprocess.run([str(PROJECT_DIR / "bin" / "spark-connect-server"), "stop"], env=env, check=False)
+        stop()
 
 
 @pytest.fixture
