@@ -1,10 +1,12 @@
 """The result must not depend on how the landed data was split into runs: the same files
-processed in one run, in three runs as they land (the last batch holding older events than
-those already applied), and rebuilt with --full-refresh give identical current-state tables
-and identical row state (tombstones included)."""
+processed in three runs as they land (the last batch holding older events than those already
+applied), then in one run (--full-refresh of the same schema rebuilds every table from all the
+landed files at once), give identical current-state tables, row state (tombstones included)
+and history."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -201,24 +203,47 @@ def row_state(spark: SparkSession, schema: str) -> dict[str, list[tuple[str | No
     }
 
 
-@pytest.fixture(scope="module")
-def in_one_run(dbt: Dbt, tmp_path_factory: pytest.TempPathFactory) -> str:
-    landing_root = Path(tmp_path_factory.mktemp("split_once")) / "landing"
-    for batch in BATCHES:
-        land(landing_root, batch)
-    dbt.run(*BUILD_MODELS, schema="it_split_once", landing_root=landing_root, extra_vars=CORPUS_TARGETS)
-    return "it_split_once"
+def landed_state(spark: SparkSession, schema: str) -> dict[str, dict[str, list[tuple[str | None, ...]]]]:
+    """What must not depend on the split: the current state, the row states and the history."""
+    return {
+        "current state": current_state(spark, schema),
+        "row state": row_state(spark, schema),
+        "history": history(spark, schema),
+    }
+
+
+def staged(spark: SparkSession, schema: str) -> list[tuple[str | None, ...]]:
+    """Per staging model: its records and its loads (runs that staged something)."""
+    return rows_as_text(
+        spark,
+        " union all ".join(
+            f"select '{model}', count(*), count(distinct loaded_at) from {schema}_staging.{model}"
+            for model in STAGING_MODELS.values()
+        ),
+    )
+
+
+@dataclass
+class Split:
+    """The batches built in three runs as they land (the last one late), read before anything
+    else runs on the schema."""
+
+    schema: str
+    landing_root: Path
+    state: dict[str, dict[str, list[tuple[str | None, ...]]]]
+    debezium_loads: list[tuple[str | None, ...]]
 
 
 @pytest.fixture(scope="module")
-def as_it_lands(dbt: Dbt, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
+def as_it_lands(dbt: Dbt, spark_remote: str, tmp_path_factory: pytest.TempPathFactory) -> Split:
+    schema = "it_split_batches"
     landing_root = Path(tmp_path_factory.mktemp("split_batches")) / "landing"
     for batch in BATCHES:
         land(landing_root, batch)
         # compaction after more than 2 batches: the third run folds its delta into the base
         dbt.run(
             *BUILD_MODELS,
-            schema="it_split_batches",
+            schema=schema,
             landing_root=landing_root,
             extra_vars=CORPUS_TARGETS | {"cdc_compact_after_batches": 2},
         )
@@ -227,35 +252,58 @@ def as_it_lands(dbt: Dbt, tmp_path_factory: pytest.TempPathFactory) -> tuple[str
                 (flavour, (STAGING_SQL / flavour / f"{model}.sql").read_text())
                 for flavour, model in STAGING_MODELS.items()
             )
-    return "it_split_batches", landing_root
+    spark = SparkSession.builder.remote(spark_remote).create()
+    try:
+        loads = rows_as_text(
+            spark,
+            f"select count(distinct loaded_at), count(distinct landing_file), count(*) - count(distinct raw_record_id)"
+            f" from {schema}_staging.stg_debezium__records",
+        )
+        return Split(schema, landing_root, landed_state(spark, schema), loads)
+    finally:
+        spark.stop()
+
+
+@pytest.fixture(scope="module")
+def in_one_run(
+    dbt: Dbt, spark_remote: str, as_it_lands: Split
+) -> dict[str, dict[str, list[tuple[str | None, ...]]]]:
+    """The same files in one run: a full refresh of the split's schema rebuilds every table
+    from all the landed files at once."""
+    dbt.run(
+        *BUILD_MODELS,
+        "--full-refresh",
+        schema=as_it_lands.schema,
+        landing_root=as_it_lands.landing_root,
+        extra_vars=CORPUS_TARGETS,
+    )
+    spark = SparkSession.builder.remote(spark_remote).create()
+    try:
+        return landed_state(spark, as_it_lands.schema)
+    finally:
+        spark.stop()
 
 
 def test_three_landings_with_a_late_batch_equal_one_run(
-    spark: SparkSession, in_one_run: str, as_it_lands: tuple[str, Path]
+    as_it_lands: Split, in_one_run: dict[str, dict[str, list[tuple[str | None, ...]]]]
 ) -> None:
-    schema, _ = as_it_lands
-    expected = current_state(spark, in_one_run)
+    expected = in_one_run["current state"]
     assert sum(len(rows) for rows in expected.values()) == 61, "every table has rows to compare"
-    assert current_state(spark, schema) == expected
-    assert row_state(spark, schema) == row_state(spark, in_one_run)
-    versions = history(spark, in_one_run)
+    versions = in_one_run["history"]
     assert all(len(versions[f"{table}_history"]) > len(expected[table]) for table in HISTORY_TABLES), (
         "tables with past versions"
     )
-    assert history(spark, schema) == versions
+    for part, rows in in_one_run.items():
+        assert as_it_lands.state[part] == rows, part
 
 
-def test_each_run_reads_only_new_files(spark: SparkSession, as_it_lands: tuple[str, Path]) -> None:
-    schema, _ = as_it_lands
-    loads = rows_as_text(
-        spark,
-        f"select count(distinct loaded_at), count(distinct landing_file), count(*) - count(distinct raw_record_id)"
-        f" from {schema}_staging.stg_debezium__records",
+def test_each_run_reads_only_new_files(as_it_lands: Split) -> None:
+    assert as_it_lands.debezium_loads == [("3", "14", "0")], (
+        "three loads, each file once, no raw record twice"
     )
-    assert loads == [("3", "14", "0")], "three loads, each file once, no raw record twice"
 
 
-def test_a_first_run_plans_no_parser_for_a_flavour_with_nothing_landed(as_it_lands: tuple[str, Path]) -> None:
+def test_a_first_run_plans_no_parser_for_a_flavour_with_nothing_landed(as_it_lands: Split) -> None:
     # the first batch lands nothing for these three; their tables are created in the staging
     # contract's shape, and the second run appends to them (test_three_landings_... compares)
     for flavour in ("mrs_cdl", "canal_json", "shareplex_json"):
@@ -265,35 +313,16 @@ def test_a_first_run_plans_no_parser_for_a_flavour_with_nothing_landed(as_it_lan
 
 
 def test_a_run_with_nothing_landed_stages_and_parses_nothing(
-    dbt: Dbt, spark: SparkSession, in_one_run: str, as_it_lands: tuple[str, Path]
+    dbt: Dbt,
+    spark: SparkSession,
+    as_it_lands: Split,
+    in_one_run: dict[str, dict[str, list[tuple[str | None, ...]]]],
 ) -> None:
-    schema, landing_root = as_it_lands
-
-    def staged() -> list[tuple[str | None, ...]]:
-        return rows_as_text(
-            spark,
-            " union all ".join(
-                f"select '{model}', count(*), count(distinct loaded_at) from {schema}_staging.{model}"
-                for model in STAGING_MODELS.values()
-            ),
-        )
-
-    before = staged()
-    dbt.run(*BUILD_MODELS, schema=schema, landing_root=landing_root, extra_vars=CORPUS_TARGETS)
-    assert staged() == before, "no record staged twice, no empty run recorded"
+    schema = as_it_lands.schema
+    before = staged(spark, schema)
+    dbt.run(*BUILD_MODELS, schema=schema, landing_root=as_it_lands.landing_root, extra_vars=CORPUS_TARGETS)
+    assert staged(spark, schema) == before, "no record staged twice, no empty run recorded"
     for flavour, model in STAGING_MODELS.items():
         sql = (STAGING_SQL / flavour / f"{model}.sql").read_text()
         assert "where false" in sql and "from_json" not in sql, f"{model} planned its parser: {sql[:300]}"
-    assert current_state(spark, schema) == current_state(spark, in_one_run)
-
-
-def test_full_refresh_rebuilds_the_same_state(
-    dbt: Dbt, spark: SparkSession, in_one_run: str, as_it_lands: tuple[str, Path]
-) -> None:
-    schema, landing_root = as_it_lands
-    dbt.run(
-        *BUILD_MODELS, "--full-refresh", schema=schema, landing_root=landing_root, extra_vars=CORPUS_TARGETS
-    )
-    assert current_state(spark, schema) == current_state(spark, in_one_run)
-    assert row_state(spark, schema) == row_state(spark, in_one_run)
-    assert history(spark, schema) == history(spark, in_one_run)
+    assert current_state(spark, schema) == in_one_run["current state"]
