@@ -36,19 +36,6 @@ STATE_DIR = PROJECT_DIR / ".spark-test" / (WORKER or "main")
 # dbt's target folder (compiled SQL, the docs site) of this worker's invocations
 TARGET_NAME = f"pytest-{WORKER}" if WORKER else "pytest"
 TARGET_DIR = PROJECT_DIR / "target" / TARGET_NAME
-# The modules that take longest (worker seconds in a two-worker run, 2026-11-26), handed to the
-# workers first: xdist gives out whole modules in collection order (bin/test turns off its own
-# order, by test count), and a long module started last would keep one worker busy alone.
-LONGEST_MODULES = (
-    "test_sample_landing.py",
-    "test_batch_split.py",
-    "test_killed_runs.py",
-    "test_corpus.py",
-    "test_dbt_unit_tests.py",
-    "test_bad_records.py",
-    "test_plain_dbt_run.py",
-    "test_thrift_helpers.py",
-)
 KAFKA_RECORD_SCHEMA = pa.schema(
     [
         ("key", pa.binary()),
@@ -101,16 +88,6 @@ def staging_models() -> list[str]:
     """The staging models every run reads (var cdc_staging_models of dbt_project.yml)."""
     project = yaml.safe_load((PROJECT_DIR / "dbt_project.yml").read_text())
     return list(project["vars"]["cdc_staging_models"])
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The longest modules first (LONGEST_MODULES), the others in their usual order."""
-
-    def rank(item: pytest.Item) -> int:
-        name = item.path.name
-        return LONGEST_MODULES.index(name) if name in LONGEST_MODULES else len(LONGEST_MODULES)
-
-    items.sort(key=rank)
 
 
 def free_port() -> int:
