@@ -118,8 +118,8 @@ SHARED_REMOTE = pytest.StashKey[str]()
 def pytest_configure_node(node: Any) -> None:
     """pytest-xdist's controller, before it starts each worker: one Spark Connect server for all
     workers (.spark-test/shared), stopped when the run ends. The workers' dbt runs share its
-    JVM, whose compiled code a second server would compile again (each server spent about
-    130 s of CPU on its first build, 2026-11-26)."""
+    JVM, whose compiled code a second server would compile again (with a server per worker,
+    each worker's first build took 224-228 s and a later one 75-82 s, 2026-11-26)."""
     config = node.config
     if SHARED_REMOTE not in config.stash:
         remote, stop = _start_connect_server(PROJECT_DIR / ".spark-test" / "shared")
