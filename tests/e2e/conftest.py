@@ -16,6 +16,7 @@ import shutil
 import socket
 import subprocess
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -147,9 +148,19 @@ def spark_remote(request: pytest.FixtureRequest) -> Iterator[str]:
 @pytest.fixture
 def spark(spark_remote: str) -> Iterator[SparkSession]:
     """A new client session per test: its table cache cannot hold files dbt has since replaced."""
+    with client_session(spark_remote) as session:
+        yield session
+
+
+@contextmanager
+def client_session(spark_remote: str) -> Iterator[SparkSession]:
+    """A new Spark Connect client session, stopped on leaving (for a module fixture, which
+    cannot use the per-test `spark`)."""
     session = SparkSession.builder.remote(spark_remote).create()
-    yield session
-    session.stop()
+    try:
+        yield session
+    finally:
+        session.stop()
 
 
 @dataclass

@@ -18,6 +18,7 @@ from conftest import (
     SHARED_DIR,
     TARGET_DIR,
     Dbt,
+    client_session,
     history_tables,
     land_files,
     rows_as_text,
@@ -203,7 +204,11 @@ def row_state(spark: SparkSession, schema: str) -> dict[str, list[tuple[str | No
     }
 
 
-def landed_state(spark: SparkSession, schema: str) -> dict[str, dict[str, list[tuple[str | None, ...]]]]:
+# what must not depend on the split, by part (current state, row state, history), then by table
+State = dict[str, dict[str, list[tuple[str | None, ...]]]]
+
+
+def landed_state(spark: SparkSession, schema: str) -> State:
     """What must not depend on the split: the current state, the row states and the history."""
     return {
         "current state": current_state(spark, schema),
@@ -230,7 +235,7 @@ class Split:
 
     schema: str
     landing_root: Path
-    state: dict[str, dict[str, list[tuple[str | None, ...]]]]
+    state: State
     debezium_loads: list[tuple[str | None, ...]]
 
 
@@ -252,22 +257,17 @@ def as_it_lands(dbt: Dbt, spark_remote: str, tmp_path_factory: pytest.TempPathFa
                 (flavour, (STAGING_SQL / flavour / f"{model}.sql").read_text())
                 for flavour, model in STAGING_MODELS.items()
             )
-    spark = SparkSession.builder.remote(spark_remote).create()
-    try:
+    with client_session(spark_remote) as spark:
         loads = rows_as_text(
             spark,
             f"select count(distinct loaded_at), count(distinct landing_file), count(*) - count(distinct raw_record_id)"
             f" from {schema}_staging.stg_debezium__records",
         )
         return Split(schema, landing_root, landed_state(spark, schema), loads)
-    finally:
-        spark.stop()
 
 
 @pytest.fixture(scope="module")
-def in_one_run(
-    dbt: Dbt, spark_remote: str, as_it_lands: Split
-) -> dict[str, dict[str, list[tuple[str | None, ...]]]]:
+def in_one_run(dbt: Dbt, spark_remote: str, as_it_lands: Split) -> State:
     """The same files in one run: a full refresh of the split's schema rebuilds every table
     from all the landed files at once."""
     dbt.run(
@@ -277,16 +277,11 @@ def in_one_run(
         landing_root=as_it_lands.landing_root,
         extra_vars=CORPUS_TARGETS,
     )
-    spark = SparkSession.builder.remote(spark_remote).create()
-    try:
+    with client_session(spark_remote) as spark:
         return landed_state(spark, as_it_lands.schema)
-    finally:
-        spark.stop()
 
 
-def test_three_landings_with_a_late_batch_equal_one_run(
-    as_it_lands: Split, in_one_run: dict[str, dict[str, list[tuple[str | None, ...]]]]
-) -> None:
+def test_three_landings_with_a_late_batch_equal_one_run(as_it_lands: Split, in_one_run: State) -> None:
     expected = in_one_run["current state"]
     assert sum(len(rows) for rows in expected.values()) == 61, "every table has rows to compare"
     versions = in_one_run["history"]
@@ -316,7 +311,7 @@ def test_a_run_with_nothing_landed_stages_and_parses_nothing(
     dbt: Dbt,
     spark: SparkSession,
     as_it_lands: Split,
-    in_one_run: dict[str, dict[str, list[tuple[str | None, ...]]]],
+    in_one_run: State,
 ) -> None:
     schema = as_it_lands.schema
     before = staged(spark, schema)
