@@ -69,34 +69,21 @@
     {#-
         The two's-complement integer written by `hex_expr` (big-endian hex digits, up to 32 =
         16 bytes) as decimal(38, 0); null when empty, longer, or beyond 38 digits. Native
-        functions only: conv reads up to 16 hex digits as an unsigned integer, and a longer
-        number is its high part times 2^64 plus its low 16 digits. `hex_expr` should be a
-        column: it is referenced several times.
+        functions only: the digits are sign-extended to 32, conv reads the high 16 as a signed
+        long (a negative base) and the low 16 as an unsigned one, and the number is high times
+        2^64 plus low. `hex_expr` should be a column: it is referenced several times.
     -#}
+    {%- set extended = 'lpad(' ~ hex_expr ~ ", 32, if(" ~ hex_expr ~ " >= '8', 'F', '0'))" -%}
     case
-        when length({{ hex_expr }}) between 1 and 16
-            then {{ _cdc_signed_hex_part(hex_expr) }}
-        when length({{ hex_expr }}) between 17 and 32
+        when length({{ hex_expr }}) between 1 and 32
             then try_add(
                 try_multiply(
-                    {{ _cdc_signed_hex_part('substr(' ~ hex_expr ~ ', 1, length(' ~ hex_expr ~ ') - 16)') }},
+                    cast(conv(substr({{ extended }}, 1, 16), 16, -10) as decimal(38, 0)),
                     cast('18446744073709551616' as decimal(38, 0))
                 ),
-                cast(conv(substr({{ hex_expr }}, -16), 16, 10) as decimal(38, 0))
+                cast(conv(substr({{ extended }}, 17), 16, 10) as decimal(38, 0))
             )
     end
-{%- endmacro %}
-
-
-{% macro _cdc_signed_hex_part(hex_expr) -%}
-    try_subtract(
-        cast(conv({{ hex_expr }}, 16, 10) as decimal(38, 0)),
-        if(
-            substr({{ hex_expr }}, 1, 1) >= '8',
-            try_add(cast(conv(repeat('F', length({{ hex_expr }})), 16, 10) as decimal(38, 0)), 1),
-            0
-        )
-    )
 {%- endmacro %}
 
 
@@ -109,13 +96,9 @@
     concat(
         if({{ unscaled_expr }} < 0, '-', ''),
         if(
-            {{ scale_expr }} <= 0,
+            {{ scale_expr }} = 0,
             {{ digits_expr }},
-            concat(
-                substr({{ digits_expr }}, 1, length({{ digits_expr }}) - {{ scale_expr }}),
-                '.',
-                substr({{ digits_expr }}, length({{ digits_expr }}) - {{ scale_expr }} + 1)
-            )
+            concat(substr({{ digits_expr }}, 1, length({{ digits_expr }}) - {{ scale_expr }}), '.', substr({{ digits_expr }}, -{{ scale_expr }}))
         )
     )
 {%- endmacro %}

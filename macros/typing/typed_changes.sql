@@ -75,6 +75,12 @@
         {%- do slots.append({'name': '_kafka_key_' ~ loop.index, 'image': 'key_image', 'column': column}) -%}
     {%- endfor %}
 
+    {#- the values that may be encoded decimals: those bound for a number or string column -#}
+    {%- set decimal_slots = [] -%}
+    {%- for slot in slots if cdc_type_family(slot.column.data_type) | trim in ('number', 'string') -%}
+        {%- do decimal_slots.append(slot.name) -%}
+    {%- endfor %}
+
     -- each step below is its own projection, so that Spark evaluates every step once
     read_values as (
         select
@@ -90,8 +96,10 @@
             {%- else %}
             {{ cdc_value_text(value, field_schema, slot.column.data_type, names) }} as {{ slot.name }}_raw_text,
             {%- endif %}
-            {{ cdc_value_decimal_bytes(value, field_schema, slot.column.data_type, slot.column.encoding, names) }} as {{ slot.name }}_decimal_bytes,
+            {%- if slot.name in decimal_slots %}
+            hex({{ cdc_value_decimal_bytes(value, field_schema, slot.column.data_type, slot.column.encoding, names) }}) as {{ slot.name }}_decimal_hex,
             {{ cdc_value_decimal_scale(value, field_schema, slot.column.data_type, names) }} as {{ slot.name }}_decimal_scale,
+            {%- endif %}
             {{ cdc_value_time_text(value, field_schema, slot.column.data_type, names) }} as {{ slot.name }}_time_text,
             {%- endfor %}
             named_struct(
@@ -108,37 +116,27 @@
 
     decimal_integers as (
         select
-            read_values.*,
-            {%- for slot in slots %}
-            {%- if cdc_type_family(slot.column.data_type) | trim in ('number', 'string') %}
+            read_values.*{{ ',' if decimal_slots }}
+            {%- for slot in decimal_slots %}
             -- a scale Spark cannot hold (a schema may say anything) leaves the value undecoded: uncastable
-            if(read_values.{{ slot.name }}_decimal_scale between 0 and 38, read_values.{{ slot.name }}_decimal_scale, null)
-                as {{ slot.name }}_scale,
+            if(read_values.{{ slot }}_decimal_scale between 0 and 38, read_values.{{ slot }}_decimal_scale, null)
+                as {{ slot }}_scale,
             if(
-                read_values.{{ slot.name }}_decimal_scale between 0 and 38,
-                {{ cdc_signed_integer_from_hex('hex(read_values.' ~ slot.name ~ '_decimal_bytes)') | indent(16) }},
+                read_values.{{ slot }}_decimal_scale between 0 and 38,
+                {{ cdc_signed_integer_from_hex('read_values.' ~ slot ~ '_decimal_hex') | indent(16) }},
                 null
-            ) as {{ slot.name }}_unscaled{{ ',' if not loop.last }}
-            {%- else %}
-            cast(null as int) as {{ slot.name }}_scale,
-            cast(null as decimal(38, 0)) as {{ slot.name }}_unscaled{{ ',' if not loop.last }}
-            {%- endif %}
+            ) as {{ slot }}_unscaled{{ ',' if not loop.last }}
             {%- endfor %}
         from read_values
     ),
 
     decimal_digits as (
         select
-            decimal_integers.*,
-            {%- for slot in slots %}
-            lpad(
-                cast(abs(decimal_integers.{{ slot.name }}_unscaled) as string),
-                greatest(
-                    length(cast(abs(decimal_integers.{{ slot.name }}_unscaled) as string)),
-                    coalesce(decimal_integers.{{ slot.name }}_scale, 0) + 1
-                ),
-                '0'
-            ) as {{ slot.name }}_digits{{ ',' if not loop.last }}
+            decimal_integers.*{{ ',' if decimal_slots }}
+            {%- for slot in decimal_slots %}
+            {%- set absolute = 'cast(abs(decimal_integers.' ~ slot ~ '_unscaled) as string)' %}
+            concat(repeat('0', decimal_integers.{{ slot }}_scale + 1 - length({{ absolute }})), {{ absolute }})
+                as {{ slot }}_digits{{ ',' if not loop.last }}
             {%- endfor %}
         from decimal_integers
     ),
@@ -148,11 +146,13 @@
             decimal_digits.*,
             {%- for slot in slots %}
             coalesce(
+                {%- if slot.name in decimal_slots %}
                 {{ cdc_decimal_text_from_digits(
                     'decimal_digits.' ~ slot.name ~ '_unscaled',
                     'decimal_digits.' ~ slot.name ~ '_digits',
-                    'coalesce(decimal_digits.' ~ slot.name ~ '_scale, 0)'
-                ) }},
+                    'decimal_digits.' ~ slot.name ~ '_scale'
+                ) | indent(16) }},
+                {%- endif %}
                 decimal_digits.{{ slot.name }}_time_text,
                 decimal_digits.{{ slot.name }}_raw_text
             ) as {{ slot.name }}_text{{ ',' if not loop.last }}
@@ -210,52 +210,63 @@
         from keyed_changes
     ),
 
-    validated_changes as (
+    -- per declared column: carried (or a key) with a value that is not null yet does not type
+    checked_values as (
         select
             typed_changes.*,
+            {%- for column in columns %}
+            {{ _cdc_uncastable(columns, key_columns, column.name, 'typed_changes') }} as _uncastable_{{ loop.index }},
+            {%- endfor %}
+            {{ _cdc_any_missing_key(key_columns, 'typed_changes') }} as _missing_key
+        from typed_changes
+    ),
+
+    validated_changes as (
+        select
+            checked_values.*,
             case
                 {%- if claimants %}
-                when not ({{ cdc_source_matches(target_table, 'typed_changes') }}) then 'unknown_table'
+                when not ({{ cdc_source_matches(target_table, 'checked_values') }}) then 'unknown_table'
                 {%- endif %}
-                when typed_changes.operation = 'truncate' then null
-                when {{ _cdc_any_missing_key(key_columns, 'typed_changes') }} then 'missing_key'
-                when {{ _cdc_any_uncastable(columns, key_columns, 'typed_changes') }} then 'uncastable_value'
+                when checked_values.operation = 'truncate' then null
+                when checked_values._missing_key then 'missing_key'
+                when {{ _cdc_any_uncastable(columns, 'checked_values') }} then 'uncastable_value'
             end as rejection_reason,
             case
                 {%- if claimants %}
-                when not ({{ cdc_source_matches(target_table, 'typed_changes') }})
-                    then concat_ws('.', typed_changes.source_database, typed_changes.source_schema, typed_changes.source_table)
+                when not ({{ cdc_source_matches(target_table, 'checked_values') }})
+                    then concat_ws('.', checked_values.source_database, checked_values.source_schema, checked_values.source_table)
                 {%- endif %}
-                when typed_changes.operation = 'truncate' then null
-                when {{ _cdc_any_missing_key(key_columns, 'typed_changes') }}
+                when checked_values.operation = 'truncate' then null
+                when checked_values._missing_key
                     then concat_ws(
                         ', ',
                         {%- for column in key_columns %}
-                        if(typed_changes._key_text_{{ loop.index }} is null, {{ cdc_sql_string(column.name) }}, null){{ ',' if not loop.last }}
+                        if(checked_values._key_text_{{ loop.index }} is null, {{ cdc_sql_string(column.name) }}, null){{ ',' if not loop.last }}
                         {%- endfor %}
                     )
-                when {{ _cdc_any_uncastable(columns, key_columns, 'typed_changes') }}
+                when {{ _cdc_any_uncastable(columns, 'checked_values') }}
                     then concat_ws(
                         ', ',
                         {%- for column in columns | sort(attribute='name') %}
                         if(
-                            {{ _cdc_uncastable(columns, key_columns, column.name, 'typed_changes') }},
-                            {{ _cdc_type_mismatch(column, 'typed_changes') | indent(28) }},
+                            checked_values._uncastable_{{ cdc_column_position(columns, column.name) }},
+                            {{ _cdc_type_mismatch(column, 'checked_values') | indent(28) }},
                             null
                         ){{ ',' if not loop.last }}
                         {%- endfor %}
                     )
             end as rejection_detail,
-            typed_changes.operation = 'update'
+            checked_values.operation = 'update'
             {%- for column in key_columns %}
-            and typed_changes._before_key_value_{{ loop.index }} is not null
+            and checked_values._before_key_value_{{ loop.index }} is not null
             {%- endfor %}
             and not (
                 {%- for column in key_columns %}
-                typed_changes._before_key_value_{{ loop.index }} <=> typed_changes._key_value_{{ loop.index }}{{ ' and' if not loop.last }}
+                checked_values._before_key_value_{{ loop.index }} <=> checked_values._key_value_{{ loop.index }}{{ ' and' if not loop.last }}
                 {%- endfor %}
             ) as is_key_change
-        from typed_changes
+        from checked_values
     ),
 
     -- a rejected change as parsed, for the quarantine; past this step no image is carried (the
@@ -774,12 +785,8 @@
 {%- endmacro %}
 
 
-{% macro _cdc_any_uncastable(columns, key_columns, relation) -%}
-    (
-        {%- for column in columns %}
-        {{ _cdc_uncastable(columns, key_columns, column.name, relation) }}{{ ' or' if not loop.last }}
-        {%- endfor %}
-    )
+{% macro _cdc_any_uncastable(columns, relation) -%}
+    ({% for column in columns %}{{ relation }}._uncastable_{{ loop.index }}{{ ' or ' if not loop.last }}{% endfor %})
 {%- endmacro %}
 
 
