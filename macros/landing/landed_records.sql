@@ -380,9 +380,9 @@
     {%- for name in cdc_record_field_names() -%}
         {%- do fields.update({name: 'null'}) -%}
     {%- endfor %}
-    select
-        {{ cdc_record_columns(fields, model.name, 'no_records') | indent(8) }}
-    from (
+    with
+
+    no_records as (
         select
             cast(null as string) as landing_table,
             cast(null as string) as landing_file,
@@ -396,8 +396,10 @@
             cast(null as timestamp) as kafka_timestamp,
             cast(null as string) as unreadable_reason,
             {{ cdc_classification('quarantined', none) }} as classification
-    ) as no_records
-    where false
+        where false
+    )
+
+    {{ cdc_record_columns(fields, model.name, 'no_records') }}
 {%- endmacro %}
 
 

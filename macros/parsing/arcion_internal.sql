@@ -161,9 +161,7 @@
         from classified_records
     )
 
-    select
-        {{ cdc_record_columns(fields, flavour, r) }}
-    from imaged_records
+    {{ cdc_record_columns(fields, flavour, r) }}
 {% endmacro %}
 
 
@@ -340,9 +338,7 @@
         from classified_records
     )
 
-    select
-        {{ cdc_record_columns(fields, flavour, r) }}
-    from imaged_records
+    {{ cdc_record_columns(fields, flavour, r) }}
 {% endmacro %}
 
 

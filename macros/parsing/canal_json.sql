@@ -105,9 +105,7 @@
         from message_rows
     )
 
-    select
-        {{ cdc_record_columns(fields, flavour, r, row_index=r ~ '.row_index') }}
-    from row_changes
+    {{ cdc_record_columns(fields, flavour, r, row_index=r ~ '.row_index') }}
 {% endmacro %}
 
 

@@ -1,6 +1,6 @@
 {#-
-    The staging contract: every staging model ends with `select {{ cdc_record_columns(...) }}`,
-    so all flavours emit the same columns in the same order (the intermediate layer unions
+    The staging contract: every staging model ends with `{{ cdc_record_columns(...) }}`, so all
+    flavours emit the same columns in the same order (the intermediate layer unions
     them by position). One row per change event, or one row per control or quarantined record.
 -#}
 
@@ -9,8 +9,10 @@
 
 {% macro cdc_record_columns(fields, flavour, relation_alias, row_index='0') %}
     {#-
+        The query every staging model ends with: its records in the staging contract's columns.
         fields: dict of SQL expressions over `relation_alias`, one per canonical field (see
-        cdc_record_field_names()); `classification` must already be a column of the relation.
+        cdc_record_field_names()); `relation_alias` names the relation (a CTE) they are read
+        from, whose `classification` column must already exist.
         Change fields are only evaluated for change records; control and quarantined records
         keep their raw text instead. Images are the message's own values (map<string, variant>,
         exact); the per-table typing decodes them with `field_schemas` (null without a schema).
@@ -36,45 +38,51 @@
     {%- for image in ['key_image', 'before_image', 'after_image'] -%}
         {%- do repeats_a_name.append(cdc_image_repeats_a_name(fields[image])) -%}
     {%- endfor -%}
-    {%- set classification -%}
-        case
-            when {{ relation_alias }}.unreadable_reason is not null
-                then named_struct('outcome', 'quarantined', 'reason', {{ relation_alias }}.unreadable_reason)
-            when {{ relation_alias }}.classification.outcome = 'change' and ({{ repeats_a_name | join(' or ') }})
-                then {{ cdc_classification('quarantined', 'duplicate_field_name') }}
-            else {{ relation_alias }}.classification
-        end
-    {%- endset -%}
-    {%- set is_change = '(' ~ classification ~ ").outcome = 'change'" -%}
-    concat_ws(':', {{ relation_alias }}.landing_file, cast({{ relation_alias }}.landing_position as string)) as raw_record_id,
-    cast({{ row_index }} as int) as row_index,
-    ({{ classification }}).outcome as record_outcome,
-    ({{ classification }}).reason as outcome_reason,
-    '{{ flavour }}' as flavour,
-    cast({{ fields.source_database }} as string) as source_database,
-    cast({{ fields.source_schema }} as string) as source_schema,
-    cast({{ fields.source_table }} as string) as source_table,
-    cast(if({{ is_change }}, {{ fields.operation }}, null) as string) as operation,
-    cast(if({{ is_change }}, {{ fields.key_image }}, null) as map<string, variant>) as key_image,
-    cast(if({{ is_change }}, {{ fields.before_image }}, null) as map<string, variant>) as before_image,
-    cast(if({{ is_change }}, {{ fields.after_image }}, null) as map<string, variant>) as after_image,
-    cast(if({{ is_change }}, {{ fields.field_schemas }}, null) as {{ cdc_field_schemas_type() }}) as field_schemas,
-    cast(if({{ is_change }}, {{ fields.change_sequence }}, null) as array<bigint>) as change_sequence,
-    cast({{ fields.commit_timestamp }} as timestamp) as commit_timestamp,
-    cast({{ fields.transaction_id }} as string) as transaction_id,
-    {{ relation_alias }}.landing_table,
-    {{ relation_alias }}.landing_file,
-    {{ relation_alias }}.landing_position,
-    {{ relation_alias }}.kafka_topic,
-    {{ relation_alias }}.kafka_partition,
-    {{ relation_alias }}.kafka_offset,
-    {{ relation_alias }}.kafka_timestamp,
-    {{ relation_alias }}.landed_at,
-    {{ cdc_loaded_at() }} as loaded_at,
-    if({{ is_change }}, null, {{ relation_alias }}.record_key) as raw_key,
-    if({{ is_change }}, null, {{ relation_alias }}.record_value) as raw_value,
-    {#- last: the Hive partition column of every staging model -#}
-    lower(cast({{ fields.source_table }} as string)) as source_table_partition
+    {%- set r = relation_alias -%}
+    {%- set is_change = r ~ ".record_classification.outcome = 'change'" -%}
+    select
+        concat_ws(':', {{ r }}.landing_file, cast({{ r }}.landing_position as string)) as raw_record_id,
+        cast({{ row_index }} as int) as row_index,
+        {{ r }}.record_classification.outcome as record_outcome,
+        {{ r }}.record_classification.reason as outcome_reason,
+        '{{ flavour }}' as flavour,
+        cast({{ fields.source_database }} as string) as source_database,
+        cast({{ fields.source_schema }} as string) as source_schema,
+        cast({{ fields.source_table }} as string) as source_table,
+        cast(if({{ is_change }}, {{ fields.operation }}, null) as string) as operation,
+        cast(if({{ is_change }}, {{ fields.key_image }}, null) as map<string, variant>) as key_image,
+        cast(if({{ is_change }}, {{ fields.before_image }}, null) as map<string, variant>) as before_image,
+        cast(if({{ is_change }}, {{ fields.after_image }}, null) as map<string, variant>) as after_image,
+        cast(if({{ is_change }}, {{ fields.field_schemas }}, null) as {{ cdc_field_schemas_type() }}) as field_schemas,
+        cast(if({{ is_change }}, {{ fields.change_sequence }}, null) as array<bigint>) as change_sequence,
+        cast({{ fields.commit_timestamp }} as timestamp) as commit_timestamp,
+        cast({{ fields.transaction_id }} as string) as transaction_id,
+        {{ r }}.landing_table,
+        {{ r }}.landing_file,
+        {{ r }}.landing_position,
+        {{ r }}.kafka_topic,
+        {{ r }}.kafka_partition,
+        {{ r }}.kafka_offset,
+        {{ r }}.kafka_timestamp,
+        {{ r }}.landed_at,
+        {{ cdc_loaded_at() }} as loaded_at,
+        if({{ is_change }}, null, {{ r }}.record_key) as raw_key,
+        if({{ is_change }}, null, {{ r }}.record_value) as raw_value,
+        {#- last: the Hive partition column of every staging model -#}
+        lower(cast({{ fields.source_table }} as string)) as source_table_partition
+    {#- the record's outcome, decided once: its columns above read it (same name, so the field expressions still apply) #}
+    from (
+        select
+            {{ r }}.*,
+            case
+                when {{ r }}.unreadable_reason is not null
+                    then named_struct('outcome', 'quarantined', 'reason', {{ r }}.unreadable_reason)
+                when {{ r }}.classification.outcome = 'change' and ({{ repeats_a_name | join(' or ') }})
+                    then {{ cdc_classification('quarantined', 'duplicate_field_name') }}
+                else {{ r }}.classification
+            end as record_classification
+        from {{ r }}
+    ) as {{ r }}
 {%- endmacro %}
 
 
@@ -117,25 +125,6 @@
         null
     )
 {%- endmacro %}
-
-
-{% macro cdc_record_field_names() %}
-    {#- The canonical fields every flavour provides an expression for. -#}
-    {{ return([
-    'classification',
-    'source_database',
-    'source_schema',
-    'source_table',
-    'operation',
-    'key_image',
-    'before_image',
-    'after_image',
-    'field_schemas',
-    'change_sequence',
-    'commit_timestamp',
-    'transaction_id',
-    ]) }}
-{% endmacro %}
 
 
 {% macro cdc_classification(outcome, reason) -%}

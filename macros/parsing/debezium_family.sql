@@ -50,7 +50,5 @@
         from messages
     )
 
-    select
-        {{ cdc_record_columns(fields, flavour, 'classified_records') }}
-    from classified_records
+    {{ cdc_record_columns(fields, flavour, 'classified_records') }}
 {% endmacro %}

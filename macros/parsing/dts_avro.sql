@@ -99,9 +99,7 @@
         from classified_records
     )
 
-    select
-        {{ cdc_record_columns(fields, flavour, r) }}
-    from imaged_records
+    {{ cdc_record_columns(fields, flavour, r) }}
 {% endmacro %}
 
 

@@ -70,9 +70,7 @@
         from operations
     )
 
-    select
-        {{ cdc_record_columns(fields, flavour, r) }}
-    from classified_records
+    {{ cdc_record_columns(fields, flavour, r) }}
 {% endmacro %}
 
 
