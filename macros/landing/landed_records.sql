@@ -45,7 +45,7 @@
             UTF-8 (checked only for such records: the file is one long string). #}
         {{ cdc_unreadable_reason(
             'file_records.record_text',
-            'cast(null as string)',
+            none,
             value_is_utf8="not contains(file_records.record_text, '\uFFFD') or is_valid_utf8(file_records.file_text)",
         ) }} as unreadable_reason
     from (
@@ -120,7 +120,7 @@
         landed_records.`timestamp` as kafka_timestamp,
         {#- the decoder's JSON is valid UTF-8 and shallow: only the key is checked then -#}
         {{ cdc_unreadable_reason(
-            'cast(null as string)' if value_format == 'dts_avro' else value_text,
+            none if value_format == 'dts_avro' else value_text,
             'cast(landed_records.key as string)',
         ) }} as unreadable_reason
     from {{ landing_relation }} as landed_records
@@ -194,18 +194,29 @@
         (invalid_utf8: parsing would replace those bytes and store an altered value), or its
         JSON nests deeper than cdc_max_json_depth (nesting_too_deep: Spark's parsers recurse
         once per level, and a deep enough record kills the JVM with a stack overflow).
-        value_is_utf8: how to tell that the value is valid UTF-8, when the value text itself
-        can no longer say (default: is_valid_utf8 of value_expr).
+        value_expr, key_expr: none when the landing has no such text (a file's record has no
+        key): nothing is written for it. value_is_utf8: how to tell that the value is valid
+        UTF-8, when the value text itself can no longer say (default: is_valid_utf8 of
+        value_expr).
     -#}
     {%- set max_depth = var('cdc_max_json_depth') -%}
+    {%- set texts = [value_expr, key_expr] | reject('none') | list -%}
+    {%- if texts -%}
     case
+        {%- if value_expr is not none %}
         when {{ value_expr }} is not null and not ({{ value_is_utf8 or 'is_valid_utf8(' ~ value_expr ~ ')' }})
             then 'invalid_utf8'
+        {%- endif %}
+        {%- if key_expr is not none %}
         when {{ key_expr }} is not null and not is_valid_utf8({{ key_expr }})
             then 'invalid_utf8'
-        when {{ _cdc_json_deeper_than(value_expr, max_depth) }} or {{ _cdc_json_deeper_than(key_expr, max_depth) }}
+        {%- endif %}
+        when {% for text in texts %}{{ _cdc_json_deeper_than(text, max_depth) }}{{ ' or ' if not loop.last }}{% endfor %}
             then 'nesting_too_deep'
     end
+    {%- else -%}
+    cast(null as string)
+    {%- endif %}
 {%- endmacro %}
 
 

@@ -118,14 +118,10 @@
         select
             read_values.*{{ ',' if decimal_slots }}
             {%- for slot in decimal_slots %}
-            -- a scale Spark cannot hold (a schema may say anything) leaves the value undecoded: uncastable
+            -- a scale Spark cannot hold (a schema may say anything) is null: the value has no decimal text, so it is uncastable
             if(read_values.{{ slot }}_decimal_scale between 0 and 38, read_values.{{ slot }}_decimal_scale, null)
                 as {{ slot }}_scale,
-            if(
-                read_values.{{ slot }}_decimal_scale between 0 and 38,
-                {{ cdc_signed_integer_from_hex('read_values.' ~ slot ~ '_decimal_hex') | indent(16) }},
-                null
-            ) as {{ slot }}_unscaled{{ ',' if not loop.last }}
+            {{ cdc_signed_integer_from_hex('read_values.' ~ slot ~ '_decimal_hex') }} as {{ slot }}_unscaled{{ ',' if not loop.last }}
             {%- endfor %}
         from read_values
     ),
