@@ -98,7 +98,7 @@
         if(
             {{ scale_expr }} = 0,
             {{ digits_expr }},
-            concat(substr({{ digits_expr }}, 1, length({{ digits_expr }}) - {{ scale_expr }}), '.', substr({{ digits_expr }}, -{{ scale_expr }}))
+            concat(substr({{ digits_expr }}, 1, length({{ digits_expr }}) - ({{ scale_expr }})), '.', substr({{ digits_expr }}, -({{ scale_expr }})))
         )
     )
 {%- endmacro %}
