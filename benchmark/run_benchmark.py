@@ -44,7 +44,8 @@ PROJECT_DIR = Path(__file__).resolve().parents[1]
 PEERS_DIR = PROJECT_DIR.parent / "shared" / "peers"
 VENV_PYTHON = PROJECT_DIR / ".venv" / "bin" / "python"
 DBT = PROJECT_DIR / ".venv" / "bin" / "dbt"
-CLASS_ARCHIVE = PROJECT_DIR / ".venv" / "spark-classes.jsa"  # bin/spark-class-archive
+CLASS_ARCHIVE_SCRIPT = PROJECT_DIR / "bin" / "spark-class-archive"
+JAVA_HOME_SCRIPT = PROJECT_DIR / "bin" / "java-home"
 # the project's own script (the copy has no .venv): a Spark Connect server on CDC_SPARK_STATE_DIR
 SERVER_SCRIPT = PROJECT_DIR / "bin" / "spark-connect-server"
 OUT_DIR = PROJECT_DIR / "benchmark" / "out"
@@ -381,8 +382,11 @@ def run_project(
         "CDC_SCHEMA": SCHEMA,
         "CDC_SPARK_STATE_DIR": str(work / "spark"),
         "CDC_SPARK_DRIVER_MEMORY": driver_memory,
-        # the copy has no .venv: the install's class archive (bin/spark-class-archive), by its absolute path
-        "CDC_SPARK_CLASS_SHARING": f"-XX:SharedArchiveFile={CLASS_ARCHIVE} -Xshare:auto",
+        # the copy has no .venv: the install's class archive, by its absolute path, when it is
+        # current for this Java (none otherwise: the benchmark records nothing into the install)
+        "CDC_SPARK_CLASS_SHARING": subprocess.run(
+            [str(CLASS_ARCHIVE_SCRIPT), "use-options"], capture_output=True, text=True, check=True
+        ).stdout.strip(),
         "DBT_PROFILES_DIR": str(project / "profiles"),
         "PYSPARK_PYTHON": str(VENV_PYTHON),
     }
@@ -547,6 +551,7 @@ def summary(report: dict[str, Any]) -> str:
             "as Debezium JSON lines), ",
         }.get(report["flavour"], f"({report['flavour']} JSON lines), ")
         + f"then +10%, +1%, nothing. Machine load before: {report['load_average']}."
+        + (f" Both sides on {report['java']}." if report.get("java") else "")
         + (" The project's table keeps history (meta.cdc.history: true)." if report.get("history") else "")
         + (
             " The project ran through one long-lived Spark Connect server (target connect), started"
@@ -624,6 +629,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
 
+    # Both sides run on the Java of bin/demo and bin/test (bin/java-home: JAVA_HOME, else the
+    # newest JDK Spark supports that is installed).
+    os.environ["JAVA_HOME"] = subprocess.run(
+        [str(JAVA_HOME_SCRIPT)], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    java_version = subprocess.run(
+        [os.path.join(os.environ["JAVA_HOME"], "bin", "java"), "-version"], capture_output=True, text=True
+    ).stderr.splitlines()[0]
     started = datetime.now(UTC)
     work = (
         args.work_dir or Path(os.environ.get("TMPDIR", "/tmp"))
@@ -662,6 +675,7 @@ def main(argv: list[str] | None = None) -> int:
         "events": sum(row_events(line) for p in batches[:full_batches] for line in p.open("rb")),
         "keys": args.keys,
         "load_average": round(os.getloadavg()[0], 2),
+        "java": java_version,
         "driver_memory": args.driver_memory,
         "history": args.history,
         "server": args.server,

@@ -37,6 +37,19 @@ STATE_DIR = PROJECT_DIR / ".spark-test" / (WORKER or "main")
 # dbt's target folder (compiled SQL, the docs site) of this worker's invocations
 TARGET_NAME = f"pytest-{WORKER}" if WORKER else "pytest"
 TARGET_DIR = PROJECT_DIR / "target" / TARGET_NAME
+# Spark runs on the Java of bin/test and bin/demo (bin/java-home), also under a plain pytest:
+# the Connect server, every dbt run and the PySpark sessions of the tests inherit it.
+os.environ["JAVA_HOME"] = subprocess.run(
+    [str(PROJECT_DIR / "bin" / "java-home")], capture_output=True, text=True, check=True
+).stdout.strip()
+# The install's class archive (bin/spark-class-archive) when it is current for that Java, by its
+# absolute path (also for a copy of the project); none otherwise, as in a fresh clone.
+CLASS_SHARING = subprocess.run(
+    [str(PROJECT_DIR / "bin" / "spark-class-archive"), "use-options"],
+    capture_output=True,
+    text=True,
+    check=True,
+).stdout.strip()
 KAFKA_RECORD_SCHEMA = pa.schema(
     [
         ("key", pa.binary()),
@@ -102,7 +115,11 @@ def _start_connect_server(state_dir: Path) -> tuple[str, Callable[[], None]]:
     state_dir: its address, and how to stop it."""
     shutil.rmtree(state_dir, ignore_errors=True)
     port = free_port()
-    env = os.environ | {"CDC_SPARK_STATE_DIR": str(state_dir), "CDC_CONNECT_PORT": str(port)}
+    env = os.environ | {
+        "CDC_SPARK_STATE_DIR": str(state_dir),
+        "CDC_CONNECT_PORT": str(port),
+        "CDC_SPARK_CLASS_SHARING": CLASS_SHARING,
+    }
     server = str(PROJECT_DIR / "bin" / "spark-connect-server")
     subprocess.run([server, "start"], env=env, check=True)
 
@@ -207,8 +224,7 @@ class Dbt:
                 "DBT_PROFILES_DIR": str(PROJECT_DIR / "profiles"),
                 "DBT_TARGET_PATH": str(project_dir / "target" / TARGET_NAME),
                 "DBT_LOG_PATH": str(project_dir / "logs" / TARGET_NAME),
-                # the install's class archive (bin/spark-class-archive) when there is one, also from a copy
-                "CDC_SPARK_CLASS_SHARING": f"-XX:SharedArchiveFile={PROJECT_DIR}/.venv/spark-classes.jsa -Xshare:auto",
+                "CDC_SPARK_CLASS_SHARING": CLASS_SHARING,
                 # dbt-spark's session method asks for Hive support, a static config the server already has.
                 "PYTHONWARNINGS": "ignore:Failed to set spark.sql.catalogImplementation:UserWarning",
             }
