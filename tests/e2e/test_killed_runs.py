@@ -51,22 +51,21 @@ COMPARED = {
     "marts": sorted(current_state_tables()) + sorted(f"{table}_history" for table in history_tables()),
 }
 
-# the killed warehouse read by a Spark of its own (the dbt that ran on it is gone)
-READ_KILLED = """
+# The rerun after the kills, then the killed warehouse read in the rerun's own Spark: dbt's
+# command line run through dbt's Python entry point (dbtRunner), whose session method leaves
+# its SparkSession running when dbt is done. One JVM less than a reader of its own (which
+# would start a JVM, the metastore and its first statements cold).
+RERUN_AND_READ = """
 import json, sys
+from dbt.cli.main import dbtRunner
 from pyspark.sql import SparkSession
 sys.path.insert(0, sys.argv[1])
 from test_killed_runs import compared_rows
-state_dir, schema = sys.argv[2], sys.argv[3]
-spark = (
-    SparkSession.builder.master("local[1]")
-    .config("spark.sql.warehouse.dir", f"{state_dir}/warehouse")
-    .config("spark.hadoop.javax.jdo.option.ConnectionURL", f"jdbc:derby:;databaseName={state_dir}/metastore_db")
-    .config("spark.sql.session.timeZone", "UTC")
-    .enableHiveSupport()
-    .getOrCreate()
-)
-print(json.dumps(compared_rows(spark, schema)))
+arguments, schema = json.loads(sys.argv[2]), sys.argv[3]
+rerun = dbtRunner().invoke(arguments)
+if not rerun.success:
+    sys.exit(f"the rerun failed: {rerun.exception}")
+print(json.dumps(compared_rows(SparkSession.builder.getOrCreate(), schema)))
 """
 
 
@@ -151,17 +150,20 @@ def test_reruns_after_kill_9_equal_an_uninterrupted_run(
         output = run_killed(dbt, killed, tmp_path / killed, state_dir, model, delay)
         assert "Completed successfully" not in output, f"the run killed at {model} finished first"
         time.sleep(1)  # the metastore's lock files go with the process
-    dbt.run(*MODELS, schema=killed, landing_root=tmp_path / killed, in_process_state_dir=state_dir)
-
-    read = subprocess.run(
-        [sys.executable, "-c", READ_KILLED, str(Path(__file__).parent), str(state_dir), killed],
+    command, env = dbt.invocation(
+        *MODELS, schema=killed, landing_root=tmp_path / killed, in_process_state_dir=state_dir
+    )
+    rerun = subprocess.run(
+        [sys.executable, "-c", RERUN_AND_READ, str(Path(__file__).parent), json.dumps(command[1:]), killed],
+        cwd=PROJECT_DIR,
+        env=env,
         capture_output=True,
         text=True,
-        check=True,
-        env={name: value for name, value in os.environ.items() if not name.startswith("SPARK_")}
-        | {"SPARK_LOCAL_IP": "127.0.0.1"},
     )
-    after_kills = json.loads(read.stdout.strip().splitlines()[-1])
+    assert rerun.returncode == 0, "the rerun failed:\n" + "\n".join(
+        (rerun.stdout + rerun.stderr).splitlines()[-60:]
+    )
+    after_kills = json.loads(rerun.stdout.strip().splitlines()[-1])
     uninterrupted = compared_rows(spark, reference)
     for table, rows in uninterrupted.items():
         assert rows, f"{table} holds rows in the uninterrupted run"
