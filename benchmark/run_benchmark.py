@@ -630,7 +630,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     # Both sides run on the Java of bin/demo and bin/test (bin/java-home: JAVA_HOME, else the
-    # newest JDK Spark supports that is installed).
+    # java on PATH).
     os.environ["JAVA_HOME"] = subprocess.run(
         [str(JAVA_HOME_SCRIPT)], capture_output=True, text=True, check=True
     ).stdout.strip()
