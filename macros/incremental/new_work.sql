@@ -21,7 +21,9 @@
     {%- if not execute or flags.FULL_REFRESH or flags.WHICH not in ('run', 'build') -%}
         {{ return('') }}
     {%- endif -%}
-    {%- set staging = _cdc_existing_staging_models() -%}
+    {%- set known = _cdc_existing_staging_models() -%}
+    {#- the staging models whose table exists; a missing one holds nothing staged before this run -#}
+    {%- set staging = known | rejectattr('relation', 'none') | list -%}
     {#- each staging model's partitions: {source_table_partition, loaded_at} (metadata, no Spark job) -#}
     {%- for model in staging -%}
         {%- do model.update({'partitions': _cdc_partitions(model.relation)}) -%}
@@ -30,7 +32,7 @@
         'invocation_id': invocation_id,
         'ingested_files': {},
         'landings_to_read': {},
-        'staged_through': _cdc_staged_through(staging),
+        'staged_through': _cdc_staged_through(staging) if known | length == var('cdc_staging_models') | length else none,
         'checked_through': {},
     } -%}
     {%- if staging | length > 0 -%}
@@ -161,13 +163,19 @@
 
 
 {% macro _cdc_existing_staging_models() %}
-    {#- {name, relation, landings} of every staging model of var cdc_staging_models whose table exists and is not to be rebuilt. -#}
+    {#-
+        {name, relation, landings} of every staging model of var cdc_staging_models whose table
+        exists and is not to be rebuilt; a model whose table does not exist yet (nothing staged
+        in it before this run) is {name, relation: none}.
+    -#}
     {%- set staging = [] -%}
     {%- for name in var('cdc_staging_models') -%}
         {%- set node = graph.nodes.get('model.' ~ project_name ~ '.' ~ name) -%}
         {%- if node is not none and node.config.get('full_refresh') is not true -%}
             {%- set relation = adapter.get_relation(database=node.database, schema=node.schema, identifier=node.alias) -%}
-            {%- if relation is not none and relation.is_table -%}
+            {%- if relation is none -%}
+                {%- do staging.append({'name': name, 'relation': none}) -%}
+            {%- elif relation.is_table -%}
                 {%- set landings = [] -%}
                 {%- for source_id in node.depends_on.nodes if source_id.startswith('source.') -%}
                     {%- set source_node = graph.sources[source_id] -%}
@@ -332,12 +340,11 @@
 {% macro _cdc_staged_through(staging) %}
     {#-
         {staging partition (lower-case source table name): newest loaded_at staged for it} over
-        every staging model, from their partitions; none unless every staging model's table
-        exists.
+        the staging models `staging` (those whose table exists), from their partitions. It is
+        every staged record when the other staging models' tables do not exist yet (the caller
+        checks): they hold nothing, and what this run stages into them is added as it is
+        written (cdc_note_staged_partitions).
     -#}
-    {%- if staging | length != var('cdc_staging_models') | length -%}
-        {{ return(none) }}
-    {%- endif -%}
     {%- set newest = {} -%}
     {%- for model in staging -%}
         {%- do _cdc_add_newest_staged(newest, model.partitions) -%}
