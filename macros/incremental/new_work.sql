@@ -76,6 +76,17 @@
 {% endmacro %}
 
 
+{% macro cdc_nothing_staged_for(source_tables=none) %}
+    {#-
+        True when this run's facts say that no record was ever staged for `source_tables`
+        (their staging partitions: lower-case source table names; none: every table), this
+        run's staging included. False whenever that is not known.
+    -#}
+    {%- set facts = cdc_new_work() -%}
+    {{ return(facts is not none and facts.staged_through is not none and cdc_staged_through(source_tables) is none) }}
+{% endmacro %}
+
+
 {% macro cdc_staged_through(source_tables=none) %}
     {#-
         The newest staging time (loaded_at, as text) of the staging partitions of

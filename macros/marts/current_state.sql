@@ -109,12 +109,10 @@
         field schema.
     -#}
     {%- set incremental = execute and cdc_state_is_incremental() -%}
-    {%- set facts = cdc_new_work() -%}
-    {#- the run found at its start that the table has seen everything staged for it (cdc_new_work), or that nothing
-        was ever staged for its source tables (a first build whose staging holds none of them): no query at all -#}
-    {%- if (incremental and cdc_has_checked_everything_staged(model.name, cdc_source_tables_of(target_table)))
-        or (facts is not none and facts.staged_through is not none
-            and cdc_staged_through(cdc_source_tables_of(target_table)) is none) -%}
+    {%- set source_tables = cdc_source_tables_of(target_table) -%}
+    {#- the run found at its start that the table has seen everything staged for it, or that nothing was ever
+        staged for its source tables (cdc_new_work): no query at all -#}
+    {%- if (incremental and cdc_has_checked_everything_staged(model.name, source_tables)) or cdc_nothing_staged_for(source_tables) -%}
         {{ return({
             'incremental': incremental, 'loaded_after': none,
             'has_new_changes': false, 'has_truncations': false, 'staging_models': [], 'schema_names': {},
