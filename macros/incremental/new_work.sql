@@ -393,3 +393,28 @@
         {%- endif -%}
     {%- endfor -%}
 {% endmacro %}
+
+
+{% macro cdc_note_created_in_run() %}
+    {#-
+        Notes that the calling model's relation was created anew in this run (not appended to, nor
+        left as it was), so that a view reading it is created again too (materialization view).
+        Kept for this dbt invocation in its `graph` context.
+    -#}
+    {%- set created = graph.get('_cdc_created_in_run') -%}
+    {%- if not created or created.invocation_id != invocation_id -%}
+        {%- set created = {'invocation_id': invocation_id, 'nodes': []} -%}
+        {%- do graph.update({'_cdc_created_in_run': created}) -%}
+    {%- endif -%}
+    {%- do created.nodes.append(model.unique_id) -%}
+{% endmacro %}
+
+
+{% macro _cdc_reads_relations_created_in_run() %}
+    {#- True when a model the calling model reads was created anew in this run (cdc_note_created_in_run). -#}
+    {%- set created = graph.get('_cdc_created_in_run') -%}
+    {%- if not created or created.invocation_id != invocation_id -%}
+        {{ return(false) }}
+    {%- endif -%}
+    {{ return(model.depends_on.nodes | select('in', created.nodes) | list | length > 0) }}
+{% endmacro %}

@@ -20,6 +20,7 @@
         {#- a staging model's first build or full refresh with nothing landed: its empty table -#}
         {{ run_hooks(pre_hooks) }}
         {%- do _cdc_create_empty_table(this, sql, existing_relation) -%}
+        {%- do cdc_note_created_in_run() -%}
         {{ run_hooks(post_hooks) }}
         {% do persist_docs(this, model) %}
         {{ return({'relations': [this]}) }}
@@ -32,6 +33,10 @@
         {{ return({'relations': [this]}) }}
     {%- endif -%}
     {%- set result = dbt.materialization_incremental_spark() -%}
+    {%- if existing_relation is none or not existing_relation.is_table or should_full_refresh() -%}
+        {#- created anew, not appended to: a view that reads it is created again (materialization view) -#}
+        {%- do cdc_note_created_in_run() -%}
+    {%- endif -%}
     {%- if model.name in var('cdc_staging_models') -%}
         {#- a staging model indexes the files it read, and tells the rest of the run what it staged (cdc_new_work) -#}
         {%- do cdc_index_ingested_files(this) -%}
