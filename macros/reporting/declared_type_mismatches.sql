@@ -3,18 +3,21 @@
         on-run-end: a warning per current-state table whose changes staged in this run were
         rejected because a value does not fit the column's declared type (uncastable_value),
         naming the columns, the type their values arrive as and what to do. Nothing when the
-        run did not check changes (int_changes_checked). Renders no SQL.
+        run did not check changes (int_changes_checked wrote no partition of this run's staging
+        time). Renders no SQL.
     -#}
     {%- if execute -%}
         {%- set built = [] -%}
         {%- for result in results if result.node.name == 'int_changes_checked' and result.status == 'success' -%}
             {%- do built.append(result.node) -%}
         {%- endfor -%}
-        {%- if built -%}
-            {%- set node = built[0] -%}
+        {%- set node = built[0] if built else none -%}
+        {%- set relation = api.Relation.create(schema=node.schema, identifier=node.alias) if node is not none else none -%}
+        {#- only when the run wrote checked changes: a run that checked nothing made no partition (show partitions: no Spark job) -#}
+        {%- if relation is not none and _cdc_run_staging_time() in (_cdc_partitions(relation) | map(attribute='loaded_at') | list) -%}
             {%- set query -%}
                 select rejections.target_table, rejections.rejection_detail, count(*) as changes
-                from {{ adapter.quote(node.schema) }}.{{ adapter.quote(node.alias) }} as rejections
+                from {{ relation }} as rejections
                 where rejections.loaded_at = {{ cdc_loaded_at() }} and rejections.rejection_reason = 'uncastable_value'
                 group by rejections.target_table, rejections.rejection_detail
                 order by rejections.target_table, rejections.rejection_detail
