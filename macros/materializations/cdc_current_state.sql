@@ -74,14 +74,12 @@
         {%- if existing_relation is not none and existing_relation.type != 'view' -%}
             {%- do adapter.drop_relation(existing_relation) -%}
         {%- endif -%}
-        {% call statement('rows_view') -%}
-            create or replace view {{ rows_relation }} as
-            {{ cdc_rows_view_sql(target_table, state_relation, folded) }}
-        {%- endcall %}
-        {% call statement('current_rows_view') -%}
-            create or replace view {{ target_relation }} as
-            {{ cdc_current_rows_view_sql(target_table, rows_relation) }}
-        {%- endcall %}
+        {#- an incremental run keeps the state table, so a view whose SQL did not change stays as it is (Spark
+            analyses a view's query when it creates it: 0.3-0.75 s for the rows view's fold) -#}
+        {%- set keep_unchanged = incremental and existing_rows is not none and existing_relation is not none
+            and existing_relation.type == 'view' -%}
+        {%- do _cdc_replace_view(rows_relation, cdc_rows_view_sql(target_table, state_relation, folded), keep_unchanged) -%}
+        {%- do _cdc_replace_view(target_relation, cdc_current_rows_view_sql(target_table, rows_relation), keep_unchanged) -%}
     {%- endif -%}
     {%- if history and has_new_changes -%}
         {%- set history_batches = _cdc_state_batches(history_state_relation) -%}
@@ -219,4 +217,20 @@
     {%- if partitions -%}
         {% do run_query('alter table ' ~ relation ~ ' drop if exists ' ~ partitions | join(', ')) %}
     {%- endif -%}
+{% endmacro %}
+
+
+{% macro _cdc_replace_view(relation, view_sql, keep_unchanged) %}
+    {#-
+        Creates or replaces the view `relation` as `view_sql`, with the MD5 of its SQL in its table
+        property cdc.sql_md5; with keep_unchanged, a view created from the same SQL is left as it is.
+    -#}
+    {%- set sql_md5 = local_md5(view_sql) -%}
+    {%- if keep_unchanged and _cdc_view_is_current(relation, sql_md5) -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {% call statement('view_' ~ relation.identifier) -%}
+        create or replace view {{ relation }} tblproperties ('cdc.sql_md5' = '{{ sql_md5 }}') as
+        {{ view_sql }}
+    {%- endcall %}
 {% endmacro %}

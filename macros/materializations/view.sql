@@ -14,8 +14,7 @@
     {%- set sql_md5 = local_md5(sql) -%}
     {%- if existing_relation is not none and existing_relation.is_view and not should_full_refresh()
         and not _cdc_reads_relations_created_in_run() -%}
-        {%- set stored = run_query("show tblproperties " ~ this ~ " ('cdc.sql_md5')") -%}
-        {%- if stored.rows | length == 1 and stored.rows[0][-1] == sql_md5 -%}
+        {%- if _cdc_view_is_current(this, sql_md5) -%}
             {{ run_hooks(pre_hooks) }}
             {% call noop_statement('main', 'unchanged') -%}{%- endcall %}
             {{ run_hooks(post_hooks) }}
@@ -29,3 +28,10 @@
     {%- do cdc_note_created_in_run() -%}
     {{ return(result) }}
 {% endmaterialization %}
+
+
+{% macro _cdc_view_is_current(relation, sql_md5) %}
+    {#- True when the view `relation` was created from the SQL whose MD5 is `sql_md5` (its table property cdc.sql_md5; metadata only). -#}
+    {%- set stored = run_query("show tblproperties " ~ relation ~ " ('cdc.sql_md5')") -%}
+    {{ return(stored.rows | length == 1 and stored.rows[0][-1] == sql_md5) }}
+{% endmacro %}
