@@ -3,8 +3,10 @@
         Creates (or re-points) one external table per landing source: every source table
         whose `meta.landing` says which landing shape it holds and where, relative to the
         `cdc_landing_root` var. Runs as on-run-start, so a changed landing root takes
-        effect on the next invocation and new files are listed by every query. A table that
-        already points where it should costs nothing but the one listing of its schema.
+        effect on the next invocation and new files are listed by every query. When the tables
+        are as the last run that checked them left them (the schema's property
+        cdc.landing_tables_md5 and a listing of its names), nothing else is read; otherwise one
+        listing of the schema says which table is missing or points elsewhere.
     -#}
     {% if execute %}
         {% set landing_root = var('cdc_landing_root') | string %}
@@ -14,27 +16,61 @@
             ) }}
         {% endif %}
         {% set landing_root = _cdc_absolute_landing_root(landing_root) %}
-        {#- Where each landing table points now (one metadata query per schema), so that only a
-            missing table or a moved landing root costs a statement. -#}
-        {% set current_locations = {} %}
+        {#- The statement each landing table is created by, per schema -#}
+        {% set wanted_tables = {} %}
         {% for source_node in graph.sources.values()
             if source_node.package_name == project_name and source_node.meta.get('landing') %}
             {% set landing = _landing_settings(source_node) %}
             {% set relation = api.Relation.create(schema=source_node.schema, identifier=source_node.identifier) %}
             {% set location = landing_root.rstrip('/') ~ '/' ~ landing.path %}
-            {% if source_node.schema not in current_locations %}
-                {% do run_query('create schema if not exists ' ~ source_node.schema) %}
-                {% do current_locations.update({source_node.schema: _cdc_table_locations(source_node.schema)}) %}
-            {% endif %}
-            {% set current_location = current_locations[source_node.schema].get(source_node.identifier | lower) %}
-            {% if current_location is none %}
-                {% do run_query(_landing_table_ddl(relation, landing.shape, location)) %}
-            {% elif current_location.rstrip('/') not in [location.rstrip('/'), 'file:' ~ location.rstrip('/')] %}
-                {% do run_query("alter table " ~ relation ~ " set location '" ~ location ~ "'") %}
+            {% do wanted_tables.setdefault(source_node.schema, []).append({
+                'relation': relation, 'location': location, 'ddl': _landing_table_ddl(relation, landing.shape, location),
+            }) %}
+        {% endfor %}
+        {% for schema, tables in wanted_tables.items() %}
+            {% do run_query('create schema if not exists ' ~ schema) %}
+            {#- the tables as the last run that checked them left them: nothing to compare (two metadata statements) -#}
+            {% set tables_md5 = local_md5(tables | map(attribute='ddl') | sort | join('\n')) %}
+            {% if not _cdc_landing_tables_are_current(schema, tables, tables_md5) %}
+                {#- Where each landing table points now (one metadata query per schema), so that only a
+                    missing table or a moved landing root costs a statement. -#}
+                {% set current_locations = _cdc_table_locations(schema) %}
+                {% for table in tables %}
+                    {% set current_location = current_locations.get(table.relation.identifier | lower) %}
+                    {% if current_location is none %}
+                        {% do run_query(table.ddl) %}
+                    {% elif current_location.rstrip('/') not in [table.location.rstrip('/'), 'file:' ~ table.location.rstrip('/')] %}
+                        {% do run_query("alter table " ~ table.relation ~ " set location '" ~ table.location ~ "'") %}
+                    {% endif %}
+                {% endfor %}
+                {% do run_query("alter database " ~ schema ~ " set dbproperties ('cdc.landing_tables_md5' = '" ~ tables_md5 ~ "')") %}
             {% endif %}
         {% endfor %}
     {% endif %}
     select 1
+{% endmacro %}
+
+
+{% macro _cdc_landing_tables_are_current(schema, tables, tables_md5) %}
+    {#-
+        Whether the landing tables of `schema` are as the last run that checked them left them:
+        the schema's property cdc.landing_tables_md5 (written after that check) is the MD5 of
+        the same statements, and every table still exists. Two metadata statements, instead of
+        reading every table's metadata (`show table extended`: 0.55 s for the sample's fifteen).
+    -#}
+    {%- set checked = [] -%}
+    {%- for row in run_query('describe database extended ' ~ schema)
+        if row[0] == 'Properties' and ('(cdc.landing_tables_md5,' ~ tables_md5 ~ ')') in row[1] -%}
+        {%- do checked.append(true) -%}
+    {%- endfor -%}
+    {%- if not checked -%}
+        {{ return(false) }}
+    {%- endif -%}
+    {%- set existing = run_query('show tables in ' ~ schema).columns[1].values() | map('lower') | list -%}
+    {%- for table in tables if table.relation.identifier | lower not in existing -%}
+        {{ return(false) }}
+    {%- endfor -%}
+    {{ return(true) }}
 {% endmacro %}
 
 
