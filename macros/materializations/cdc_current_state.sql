@@ -226,7 +226,7 @@
         property cdc.sql_md5; with keep_unchanged, a view created from the same SQL is left as it is.
     -#}
     {%- set sql_md5 = local_md5(view_sql) -%}
-    {%- if keep_unchanged and _cdc_view_is_current(relation, sql_md5) -%}
+    {%- if keep_unchanged and _cdc_has_table_property(relation, 'cdc.sql_md5', sql_md5) -%}
         {{ return(none) }}
     {%- endif -%}
     {% call statement('view_' ~ relation.identifier) -%}

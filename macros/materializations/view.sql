@@ -14,7 +14,7 @@
     {%- set sql_md5 = local_md5(sql) -%}
     {%- if existing_relation is not none and existing_relation.is_view and not should_full_refresh()
         and not _cdc_reads_relations_created_in_run() -%}
-        {%- if _cdc_view_is_current(this, sql_md5) -%}
+        {%- if _cdc_has_table_property(this, 'cdc.sql_md5', sql_md5) -%}
             {{ run_hooks(pre_hooks) }}
             {% call noop_statement('main', 'unchanged') -%}{%- endcall %}
             {{ run_hooks(post_hooks) }}
@@ -30,8 +30,8 @@
 {% endmaterialization %}
 
 
-{% macro _cdc_view_is_current(relation, sql_md5) %}
-    {#- True when the view `relation` was created from the SQL whose MD5 is `sql_md5` (its table property cdc.sql_md5; metadata only). -#}
-    {%- set stored = run_query("show tblproperties " ~ relation ~ " ('cdc.sql_md5')") -%}
-    {{ return(stored.rows | length == 1 and stored.rows[0][-1] == sql_md5) }}
+{% macro _cdc_has_table_property(relation, name, value) %}
+    {#- True when the table or view `relation` has the table property `name` set to `value` (metadata only). -#}
+    {%- set stored = run_query("show tblproperties " ~ relation ~ " ('" ~ name ~ "')") -%}
+    {{ return(stored.rows | length == 1 and stored.rows[0][-1] == value) }}
 {% endmacro %}

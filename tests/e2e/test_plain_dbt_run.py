@@ -1,6 +1,7 @@
 """The main job as the README's users run it: a plain `dbt run` (which loads no seeds) on a
 fresh state, again with nothing new, then `dbt seed`. The reference data that the logs join is
-loaded by the run's own hook, from the seed's CSV, exactly as `dbt seed` loads it."""
+loaded by the run's own hook, from the seed's CSV, exactly as `dbt seed` loads it. A seed loaded
+from the same CSV is not loaded again; one whose recorded CSV differs is."""
 
 from __future__ import annotations
 
@@ -49,6 +50,17 @@ def queries_and_messages(json_log: str) -> tuple[Counter[str], dict[str, str]]:
         if event["info"]["name"] == "LogModelResult":
             messages[name] = event["data"]["status"]
     return queries, messages
+
+
+def seed_result(json_log: str) -> str:
+    """From dbt's JSON log: the result message of the run's one seed (INSERT 31, unchanged)."""
+    messages = [
+        event["data"]["result_message"]
+        for event in (json.loads(line) for line in json_log.splitlines() if line.startswith("{"))
+        if event["info"]["name"] == "LogSeedResult"
+    ]
+    assert len(messages) == 1, messages
+    return messages[0]
 
 
 def loaded_reasons(spark: SparkSession) -> list[tuple[str | None, ...]]:
@@ -107,5 +119,16 @@ def test_plain_dbt_run_on_a_fresh_state_loads_the_reference_data(
             sorted(rows_as_text(spark, f"select * from {SCHEMA}_marts.{table}"), key=str) == before[table]
         ), table
 
-    dbt.run("seed", schema=SCHEMA, landing_root=landing_root)
-    assert loaded_reasons(spark) == expected, "dbt seed replaces the table the hook made"
+    seeded = dbt.run("--log-format", "json", "seed", schema=SCHEMA, landing_root=landing_root)
+    assert seed_result(seeded.stdout) == f"INSERT {len(expected)}", "dbt seed replaces the table the hook made"
+    assert loaded_reasons(spark) == expected
+
+    # loaded from this CSV: left as it is; recorded as loaded from another: loaded again
+    again = dbt.run("--log-format", "json", "seed", schema=SCHEMA, landing_root=landing_root)
+    assert seed_result(again.stdout) == "unchanged"
+    reasons = f"{SCHEMA}_reference.cdc_outcome_reasons"
+    spark.sql(f"alter table {reasons} set tblproperties ('cdc.seed_md5' = 'an older csv')")
+    spark.sql(f"insert into {reasons} values ('not_a_reason', 'control', 'x', 'y')")
+    changed = dbt.run("--log-format", "json", "seed", schema=SCHEMA, landing_root=landing_root)
+    assert seed_result(changed.stdout) == f"INSERT {len(expected)}"
+    assert loaded_reasons(spark) == expected, "the reload replaces every row"
