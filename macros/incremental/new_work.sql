@@ -252,10 +252,6 @@
         refresh) is dropped. Both by whole partitions, which Spark registers only once written.
     -#}
     {%- set index = _cdc_ingested_files_relation(staging[0].relation) -%}
-    {#- an index created before it wrote in dynamic mode (November 2026) gets the option too -#}
-    {% call statement('cdc_ingested_files_mode') -%}
-        alter table {{ index }} set serdeproperties ('partitionOverwriteMode' = 'dynamic')
-    {%- endcall %}
     {%- set indexed = {} -%}
     {%- for partition in _cdc_partitions(index) -%}
         {%- do indexed.setdefault(partition.staging_model, []).append(partition.loaded_at) -%}
@@ -303,6 +299,10 @@
         rerun cannot double; it also writes through a staging folder of its own, where two staging models appending
         at once (threads > 1) would share the table's _temporary folder and one's commit would delete the other's
         files -#}
+    {#- an index created before it wrote in dynamic mode (November 2026) gets the option too -#}
+    {% call statement('cdc_ingested_files_mode') -%}
+        alter table {{ index }} set serdeproperties ('partitionOverwriteMode' = 'dynamic')
+    {%- endcall %}
     {% call statement('cdc_ingested_files_add') -%}
         insert overwrite table {{ index }} partition (staging_model = '{{ staging_model }}', loaded_at)
         select landing_table, landing_file, loaded_at
@@ -314,10 +314,13 @@
 
 
 {% macro _cdc_ingested_files_relation(staging_relation) %}
-    {#- The index of ingested files beside the staging table `staging_relation`, created when missing. -#}
+    {#- The index of ingested files beside the staging table `staging_relation`, created when missing (from dbt's cache of relations: no statement when it exists). -#}
     {%- set index = api.Relation.create(
         database=staging_relation.database, schema=staging_relation.schema, identifier='cdc_ingested_files', type='table'
     ) -%}
+    {%- if adapter.get_relation(database=index.database, schema=index.schema, identifier=index.identifier) is not none -%}
+        {{ return(index) }}
+    {%- endif -%}
     {% call statement('cdc_ingested_files_create') -%}
         create table if not exists {{ index }} (
             landing_table string,
@@ -329,6 +332,7 @@
         partitioned by (staging_model, loaded_at)
         options ('partitionOverwriteMode' = 'dynamic')
     {%- endcall %}
+    {%- do adapter.cache_added(index) -%}
     {{ return(index) }}
 {% endmacro %}
 
