@@ -120,7 +120,9 @@ def test_plain_dbt_run_on_a_fresh_state_loads_the_reference_data(
         ), table
 
     seeded = dbt.run("--log-format", "json", "seed", schema=SCHEMA, landing_root=landing_root)
-    assert seed_result(seeded.stdout) == f"INSERT {len(expected)}", "dbt seed replaces the table the hook made"
+    assert seed_result(seeded.stdout) == f"INSERT {len(expected)}", (
+        "dbt seed replaces the table the hook made"
+    )
     assert loaded_reasons(spark) == expected
 
     # loaded from this CSV: left as it is; recorded as loaded from another: loaded again
