@@ -1,7 +1,8 @@
 """The python_udfs helpers reach a plain dbt command: its dbt plugin registers them in the
 session dbt opens, with the Spark Connect target and with Spark inside the dbt process (the
 `local` target of bin/demo). A helper that is not registered stops with a message that says
-how to register it."""
+how to register it. With Spark inside the dbt process, the plugin starts that session while dbt
+parses the project, with the profile's settings."""
 
 from __future__ import annotations
 
@@ -33,6 +34,29 @@ def test_plain_dbt_reaches_the_helpers(dbt: Dbt, tmp_path: Path, target: str) ->
     # the JSON printout escapes the value's quotes
     expected = '{"coordinates":[1,1],"type":"Point","srid":4326}'.replace('"', '\\"')
     assert expected in result.stdout, result.stdout[-2000:]
+
+
+def test_the_in_process_session_starts_while_dbt_parses(dbt: Dbt, tmp_path: Path) -> None:
+    state_dir = tmp_path / "spark-state"
+    # Spark SQL substitutes ${conf}: the settings of the session dbt's statements run in
+    query = "select '${spark.sql.warehouse.dir}' as warehouse, '${spark.sql.shuffle.partitions}' as shuffle_partitions"
+    result = dbt.run(
+        "show",
+        "--debug",
+        "--inline",
+        query,
+        "--output",
+        "json",
+        schema=SCHEMA,
+        landing_root=tmp_path,
+        in_process_state_dir=state_dir,
+    )
+    assert "the Spark session was started while dbt parsed the project" in result.stdout, result.stdout[
+        -3000:
+    ]
+    # that early session is the one dbt used, with the local profile's static and SQL settings
+    assert f'{state_dir}/warehouse"' in result.stdout, result.stdout[-3000:]
+    assert '"shuffle_partitions": "4"' in result.stdout, result.stdout[-3000:]
 
 
 def test_a_helper_that_is_not_registered_says_how_to_register_it(dbt: Dbt, tmp_path: Path) -> None:
