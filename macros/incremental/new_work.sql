@@ -299,10 +299,15 @@
         rerun cannot double; it also writes through a staging folder of its own, where two staging models appending
         at once (threads > 1) would share the table's _temporary folder and one's commit would delete the other's
         files -#}
-    {#- an index created before it wrote in dynamic mode (November 2026) gets the option too -#}
-    {% call statement('cdc_ingested_files_mode') -%}
-        alter table {{ index }} set serdeproperties ('partitionOverwriteMode' = 'dynamic')
-    {%- endcall %}
+    {#- an index created before it wrote in dynamic mode (November 2026) gets the option too, once per
+        invocation (graph: shared by the run's threads), not before every staging model's write -#}
+    {%- set set_in = graph.setdefault('_cdc_index_mode_set_in', {}) -%}
+    {%- if set_in.get(index | string) != invocation_id -%}
+        {% call statement('cdc_ingested_files_mode') -%}
+            alter table {{ index }} set serdeproperties ('partitionOverwriteMode' = 'dynamic')
+        {%- endcall %}
+        {%- do set_in.update({index | string: invocation_id}) -%}
+    {%- endif -%}
     {% call statement('cdc_ingested_files_add') -%}
         insert overwrite table {{ index }} partition (staging_model = '{{ staging_model }}', loaded_at)
         select landing_table, landing_file, loaded_at
