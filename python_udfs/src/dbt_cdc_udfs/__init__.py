@@ -30,11 +30,22 @@ from cdc_udfs import HELPER_NAMES
 _MARK = "_cdc_helpers_registered"
 
 
+def dbt_spark_session(parameters: dict[str, str]) -> Any:
+    """The session dbt-spark's `session` method runs a statement in: its builder
+    (`SparkSession.builder.enableHiveSupport()`) with the profile's server-side parameters,
+    `getOrCreate` (the existing session, or a new one)."""
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder.enableHiveSupport()
+    for parameter, value in parameters.items():
+        builder = builder.config(parameter, value)
+    return builder.getOrCreate()
+
+
 def install_statement_hook() -> None:
     """Wraps dbt-spark's session Cursor.execute (once per process) to register the helpers in
     the statement's session before the first statement that names one."""
     from dbt.adapters.spark.session import Cursor
-    from pyspark.sql import SparkSession
 
     original = Cursor.execute
     if getattr(original, _MARK, False):
@@ -42,11 +53,7 @@ def install_statement_hook() -> None:
 
     def execute(self: Any, sql: str, *parameters: Any) -> None:
         if any(name in sql for name in HELPER_NAMES):
-            # the session the statement runs in: dbt-spark's own builder and parameters
-            builder = SparkSession.builder.enableHiveSupport()
-            for parameter, value in self.server_side_parameters.items():
-                builder = builder.config(parameter, value)
-            session = builder.getOrCreate()
+            session = dbt_spark_session(self.server_side_parameters)
             if not getattr(session, _MARK, False):
                 from cdc_udfs.registration import register_helpers
 
@@ -99,12 +106,8 @@ def _start_session(parameters: dict[str, str]) -> None:
         from dbt_common.events.base_types import EventLevel
         from dbt_common.events.functions import fire_event
         from dbt_common.events.types import Note
-        from pyspark.sql import SparkSession
 
-        builder = SparkSession.builder.enableHiveSupport()
-        for parameter, value in parameters.items():
-            builder = builder.config(parameter, value)
-        session = builder.getOrCreate()
+        session = dbt_spark_session(parameters)
         fire_event(
             Note(msg="cdc_udfs: the Spark session was started while dbt parsed the project"),
             level=EventLevel.DEBUG,
