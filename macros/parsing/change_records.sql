@@ -40,6 +40,11 @@
     {%- endfor -%}
     {%- set r = relation_alias -%}
     {%- set is_change = r ~ ".record_classification.outcome = 'change'" -%}
+    {#- the images as the contract types them (the same expressions as their columns: Spark evaluates each once) -#}
+    {%- set image_columns = [] -%}
+    {%- for image in ['key_image', 'before_image', 'after_image'] -%}
+        {%- do image_columns.append('cast(if(' ~ is_change ~ ', ' ~ fields[image] ~ ', null) as map<string, variant>)') -%}
+    {%- endfor %}
     select
         concat_ws(':', {{ r }}.landing_file, cast({{ r }}.landing_position as string)) as raw_record_id,
         cast({{ row_index }} as int) as row_index,
@@ -50,10 +55,11 @@
         cast({{ fields.source_schema }} as string) as source_schema,
         cast({{ fields.source_table }} as string) as source_table,
         cast(if({{ is_change }}, {{ fields.operation }}, null) as string) as operation,
-        cast(if({{ is_change }}, {{ fields.key_image }}, null) as map<string, variant>) as key_image,
-        cast(if({{ is_change }}, {{ fields.before_image }}, null) as map<string, variant>) as before_image,
-        cast(if({{ is_change }}, {{ fields.after_image }}, null) as map<string, variant>) as after_image,
+        {{ image_columns[0] }} as key_image,
+        {{ image_columns[1] }} as before_image,
+        {{ image_columns[2] }} as after_image,
         cast(if({{ is_change }}, {{ fields.field_schemas }}, null) as {{ cdc_field_schemas_type() }}) as field_schemas,
+        {{ cdc_object_valued_columns(image_columns) }} as object_valued_columns,
         cast(if({{ is_change }}, {{ fields.change_sequence }}, null) as array<bigint>) as change_sequence,
         cast({{ fields.commit_timestamp }} as timestamp) as commit_timestamp,
         cast({{ fields.transaction_id }} as string) as transaction_id,
@@ -89,6 +95,35 @@
 {% macro cdc_image_repeats_a_name(image_expr) -%}
     {#- Whether a row image (map<string, variant>, as parsed: a repeated JSON name stays repeated) holds a name twice. -#}
     coalesce(size(map_keys({{ image_expr }})) > size(array_distinct(map_keys({{ image_expr }}))), false)
+{%- endmacro %}
+
+
+{% macro cdc_object_valued_columns(image_exprs) -%}
+    {#-
+        The names of the columns whose value is a JSON object (a variant OBJECT: a {scale, value}
+        decimal, a geometry, a nested document) in any of the row images `image_exprs`
+        (map<string, variant> expressions), without repeats; null when there is none, as for
+        almost every change. The typing writes the decoding of a schemaless {scale, value}
+        decimal only for a column whose new changes have such a value (cdc_schema_names_seen):
+        that decoding in every number and string column made a table's generated code several
+        times larger. Array functions only, which Spark compiles into the stage's code
+        (map_filter would not be, and would take the whole staging query out of it).
+    -#}
+    {%- set is_object = "schema_of_variant(image_value) like 'OBJECT%'" -%}
+    case
+        when
+            {%- for image_expr in image_exprs %}
+            {{ 'or ' if not loop.first }}coalesce(exists(map_values({{ image_expr }}), image_value -> {{ is_object }}), false)
+            {%- endfor %}
+            then array_distinct(concat(
+                {%- for image_expr in image_exprs %}
+                coalesce(
+                    transform(filter(map_entries({{ image_expr }}), image_entry -> {{ is_object | replace('image_value', 'image_entry.value') }}), image_entry -> image_entry.key),
+                    cast(array() as array<string>)
+                ){{ ',' if not loop.last }}
+                {%- endfor %}
+            ))
+    end
 {%- endmacro %}
 
 

@@ -75,10 +75,18 @@
         {%- do slots.append({'name': '_kafka_key_' ~ loop.index, 'image': 'key_image', 'column': column}) -%}
     {%- endfor %}
 
-    {#- the values that may be encoded decimals: those bound for a number or string column -#}
+    {#- the values that may be {scale, value} decimal objects: those bound for a number or string column -#}
+    {%- set object_slots = [] -%}
+    {#- the values that may be other encoded decimals (decimal bytes): decoded in the steps below -#}
     {%- set decimal_slots = [] -%}
-    {%- for slot in slots if cdc_type_family(slot.column.data_type) | trim in ('number', 'string') -%}
-        {%- do decimal_slots.append(slot.name) -%}
+    {%- for slot in slots if cdc_type_family(slot.column.data_type) | trim in ('number', 'string') and not slot.column.is_source_table -%}
+        {%- set names = schema_names.get(slot.column.name, []) if schema_names is not none else none %}
+        {%- if cdc_value_may_be_decimal_object(names) | trim == 'true' -%}
+            {%- do object_slots.append(slot.name) -%}
+        {%- endif -%}
+        {%- if cdc_value_has_decimal_bytes(slot.column.data_type, slot.column.encoding, names) | trim == 'true' -%}
+            {%- do decimal_slots.append(slot.name) -%}
+        {%- endif -%}
     {%- endfor %}
 
     -- each step below is its own projection, so that Spark evaluates every step once
@@ -95,6 +103,9 @@
                 as {{ slot.name }}_raw_text,
             {%- else %}
             {{ cdc_value_text(value, field_schema, slot.column.data_type, names) }} as {{ slot.name }}_raw_text,
+            {%- endif %}
+            {%- if slot.name in object_slots %}
+            {{ cdc_value_object_decimal_text(value, field_schema, slot.column.data_type, names) }} as {{ slot.name }}_object_text,
             {%- endif %}
             {%- if slot.name in decimal_slots %}
             hex({{ cdc_value_decimal_bytes(value, field_schema, slot.column.data_type, slot.column.encoding, names) }}) as {{ slot.name }}_decimal_hex,
@@ -142,6 +153,9 @@
             decimal_digits.*,
             {%- for slot in slots %}
             coalesce(
+                {%- if slot.name in object_slots %}
+                decimal_digits.{{ slot.name }}_object_text,
+                {%- endif %}
                 {%- if slot.name in decimal_slots %}
                 {{ cdc_decimal_text_from_digits(
                     'decimal_digits.' ~ slot.name ~ '_unscaled',
@@ -550,16 +564,24 @@
 {% macro cdc_schema_names_seen(relation_alias) -%}
     {#-
         Aggregate over staged changes (`relation_alias`): which field schema names (logical
-        types such as io.debezium.time.Date) each column's values carry, as JSON text
-        [[column, name], ...]. The typing writes the decodings of those names only
+        types such as io.debezium.time.Date) each column's values carry, and which columns have
+        a value that is a JSON object (object_valued_columns: the name `json object`), as JSON
+        text [[column, name], ...]. The typing writes the decodings of those names only
         (cdc_typed_changes' schema_names): each one costs generated code, compiled every run.
     -#}
-    to_json(array_distinct(flatten(collect_set(
-        transform(
-            map_entries(map_filter({{ relation_alias }}.field_schemas, (column_name, field_schema) -> field_schema.name is not null)),
-            schema_entry -> array(schema_entry.key, schema_entry.value.name)
+    to_json(array_distinct(flatten(collect_set(concat(
+        coalesce(
+            transform(
+                map_entries(map_filter({{ relation_alias }}.field_schemas, (column_name, field_schema) -> field_schema.name is not null)),
+                schema_entry -> array(schema_entry.key, schema_entry.value.name)
+            ),
+            cast(array() as array<array<string>>)
+        ),
+        coalesce(
+            transform({{ relation_alias }}.object_valued_columns, column_name -> array(column_name, 'json object')),
+            cast(array() as array<array<string>>)
         )
-    ))))
+    )))))
 {%- endmacro %}
 
 
