@@ -109,21 +109,25 @@
         times larger. Array functions only, which Spark compiles into the stage's code
         (map_filter would not be, and would take the whole staging query out of it).
     -#}
-    {%- set is_object = "schema_of_variant(image_value) like 'OBJECT%'" -%}
     case
         when
             {%- for image_expr in image_exprs %}
-            {{ 'or ' if not loop.first }}coalesce(exists(map_values({{ image_expr }}), image_value -> {{ is_object }}), false)
+            {{ 'or ' if not loop.first }}coalesce(exists(map_values({{ image_expr }}), image_value -> {{ _cdc_is_json_object('image_value') }}), false)
             {%- endfor %}
             then array_distinct(concat(
                 {%- for image_expr in image_exprs %}
                 coalesce(
-                    transform(filter(map_entries({{ image_expr }}), image_entry -> {{ is_object | replace('image_value', 'image_entry.value') }}), image_entry -> image_entry.key),
+                    transform(filter(map_entries({{ image_expr }}), image_entry -> {{ _cdc_is_json_object('image_entry.value') }}), image_entry -> image_entry.key),
                     cast(array() as array<string>)
                 ){{ ',' if not loop.last }}
                 {%- endfor %}
             ))
     end
+{%- endmacro %}
+
+
+{% macro _cdc_is_json_object(variant_expr) -%}
+    schema_of_variant({{ variant_expr }}) like 'OBJECT%'
 {%- endmacro %}
 
 
