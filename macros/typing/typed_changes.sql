@@ -255,16 +255,27 @@
                         if(checked_values._key_text_{{ loop.index }} is null, {{ cdc_sql_string(column.name) }}, null){{ ',' if not loop.last }}
                         {%- endfor %}
                     )
+                {#- one description written once over the uncastable columns, not once per declared column: the
+                    statement of a 78-column table (tests/corpus_targets) is 341 KB instead of 393 KB, and Spark
+                    analyses it in 2.1-2.5 s instead of 2.7-3.8 s -#}
                 when {{ _cdc_any_uncastable(columns, 'checked_values') }}
-                    then concat_ws(
-                        ', ',
-                        {%- for column in columns | sort(attribute='name') %}
-                        if(
-                            checked_values._uncastable_{{ cdc_column_position(columns, column.name) }},
-                            {{ _cdc_type_mismatch(column, 'checked_values') | indent(28) }},
-                            null
-                        ){{ ',' if not loop.last }}
-                        {%- endfor %}
+                    then array_join(
+                        transform(
+                            filter(
+                                array(
+                                    {%- for column in columns | sort(attribute='name') %}
+                                    named_struct(
+                                        'is_uncastable', checked_values._uncastable_{{ cdc_column_position(columns, column.name) }},
+                                        'name', {{ cdc_sql_string(column.name) }},
+                                        'declared_type', {{ cdc_sql_string(column.data_type) }}
+                                    ){{ ',' if not loop.last }}
+                                    {%- endfor %}
+                                ),
+                                declared_column -> declared_column.is_uncastable
+                            ),
+                            uncastable_column -> {{ _cdc_type_mismatch('uncastable_column', 'checked_values') | indent(28) }}
+                        ),
+                        ', '
                     )
             end as rejection_detail,
             checked_values.operation = 'update'
@@ -784,21 +795,25 @@
 
 {% macro _cdc_type_mismatch(column, relation) -%}
     {#-
-        `name (type it arrives as, declared type)`: the field schema's logical name, else its
-        type (a Canal mysqlType), else the JSON value's own type (schema_of_variant), so that a
-        column whose type changed mid-stream names the new type.
+        `name (type it arrives as, declared type)` of `column`, the name of a struct with the
+        column's name and declared_type: the field schema's logical name, else its type (a Canal
+        mysqlType), else the JSON value's own type (schema_of_variant), so that a column whose
+        type changed mid-stream names the new type.
     -#}
-    {%- set name = cdc_sql_string(column.name) -%}
-    {%- set field = relation ~ '.field_schemas[' ~ name ~ ']' -%}
+    {%- set field = relation ~ '.field_schemas[' ~ column ~ '.name]' -%}
     concat(
-        {{ name }}, ' (',
+        {{ column }}.name, ' (',
         coalesce(
             nullif({{ field }}.name, 'canal.mysqlType'),
             {{ field }}.type,
-            lower(schema_of_variant(coalesce({{ relation }}.after_image[{{ name }}], {{ relation }}.before_image[{{ name }}], {{ relation }}.key_image[{{ name }}]))),
+            lower(schema_of_variant(coalesce(
+                {{ relation }}.after_image[{{ column }}.name],
+                {{ relation }}.before_image[{{ column }}.name],
+                {{ relation }}.key_image[{{ column }}.name]
+            ))),
             'unknown'
         ),
-        ', declared {{ column.data_type }})'
+        ', declared ', {{ column }}.declared_type, ')'
     )
 {%- endmacro %}
 
