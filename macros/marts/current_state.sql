@@ -36,18 +36,17 @@
         } -%}
     {%- endif -%}
     {%- set moves_whole_rows = plan.moves_whole_rows %}
-    {%- if not plan.has_new_changes and plan.incremental -%}
-        {#- nothing to fold into an existing state: the materialization runs no query, so none is rendered (a
-            run with nothing landed: its 11 tables took 1.10-1.29 s instead of 1.34-1.48 s, 2026-11-27) -#}
+    {%- if not plan.has_new_changes -%}
+        {#- nothing to fold: the materialization runs no query (it creates a missing state from its schema), so
+            none is rendered (a run with nothing landed: its 11 tables took 1.10-1.29 s instead of 1.34-1.48 s,
+            2026-11-27) -#}
         {%- set nothing_to_fold -%}
     -- {{ cdc_no_new_changes_marker() }}
     select * except (_cdc_batch) from {{ cdc_state_relation(this) }} where false
         {%- endset -%}
         {{ return(nothing_to_fold) }}
     {%- endif %}
-    {%- if not plan.has_new_changes %}
-    -- {{ cdc_no_new_changes_marker() }}
-    {%- elif plan.has_truncations %}
+    {%- if plan.has_truncations %}
     -- {{ cdc_truncations_marker() }}
     {%- endif %}
     with
