@@ -4,7 +4,7 @@
     folding macros (sqlfluff's templater lets a same-file macro's return escape its caller).
 -#}
 
-{% macro cdc_moved_rows_resolved(changes_relation, target_table, stored_rows_relation=none, truncations=true) %}
+{% macro cdc_moved_rows_resolved(changes_relation, target_table, stored_rows_relation=none, truncations=true, truncations_relation=none) %}
     {#-
         A key change carried by a partial image (change_kind move_row: a Shareplex update whose
         `data` changes a key column but leaves other columns out) moves the whole row: the new
@@ -18,7 +18,8 @@
         `stored_rows_relation` (none: no stored state) when that precedes the move, less what
         a truncation removed. One window over the changes, partitioned by the key a change
         reads from (the old key for a move), gives it, so the changes are read once more only
-        to find the moves' old keys and the latest truncation. Two limits, documented in
+        to find the moves' old keys, and for the latest truncation unless `truncations_relation`
+        (a cheaper relation with the truncations' versions in _cdc_truncated_before) is given. Two limits, documented in
         docs/change_event_contract.md: a chain of partial key changes of one row within one run
         moves, at its second step, only what the first step carried; and an old key whose
         stored state is newer than the move (a late move) gives the new key only what the move
@@ -81,7 +82,7 @@
             select cast(null as {{ cdc_change_version_type() }}) as _cdc_truncated_before
             {%- if truncations %}
             union all
-            select changes._cdc_truncated_before from {{ changes_relation }} as changes
+            select changes._cdc_truncated_before from {{ truncations_relation or changes_relation }} as changes
             where changes._cdc_truncated_before is not null
             {%- endif %}
             {%- if stored_rows_relation is not none %}

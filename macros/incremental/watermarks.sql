@@ -15,6 +15,20 @@
 {% endmacro %}
 
 
+{% macro cdc_change_version(relation) -%}
+    {#- The version (cdc_change_version_type) of each staged change in `relation`. -#}
+    named_struct(
+        'sequence', {{ relation }}.change_sequence,
+        'arrival_stream', coalesce(
+            concat({{ relation }}.kafka_topic, '/', lpad(cast({{ relation }}.kafka_partition as string), 10, '0')),
+            {{ relation }}.landing_file
+        ),
+        'arrival_position', coalesce({{ relation }}.kafka_offset, {{ relation }}.landing_position),
+        'row_index', {{ relation }}.row_index
+    )
+{%- endmacro %}
+
+
 {% macro cdc_change_version_type() -%}
     {#-
         The total order of changes of one key: the flavour's change sequence, then arrival

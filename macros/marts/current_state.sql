@@ -61,6 +61,19 @@
             ) | indent(12) }}
         ) as typed_changes
     ),
+    {%- set truncations_relation = 'new_truncations' if plan.has_truncations and target_table.history is not true else none %}
+    {%- if truncations_relation %}
+
+    -- the versions of the new truncations, read from staging: a truncation has no value to type,
+    -- and the fold then reads the typing of the new changes once (cdc_fold_row_states)
+    new_truncations as (
+        select {{ cdc_change_version('staged_changes') | indent(8) }} as _cdc_truncated_before
+        from (
+            {{ cdc_staged_changes_of(target_table, plan.loaded_after, staging_models=plan.staging_models) | indent(12) }}
+        ) as staged_changes
+        where staged_changes.operation = 'truncate'
+    ),
+    {%- endif %}
     {%- if moves_whole_rows %}
 
     -- a key change that leaves columns out moves the whole row (cdc_moved_rows_resolved)
@@ -69,7 +82,7 @@
         from (
             {{ cdc_moved_rows_resolved(
                 'new_changes', target_table, cdc_rows_relation(this) if plan.incremental else none,
-                truncations=plan.has_truncations,
+                truncations=plan.has_truncations, truncations_relation=truncations_relation,
             ) | indent(12) }}
         ) as moved_rows
     ),
@@ -92,7 +105,8 @@
         select folded_changes.*
         from (
             {{ cdc_fold_row_states(
-                'resolved_changes' if moves_whole_rows else 'new_changes', target_table, truncations=plan.has_truncations,
+                'resolved_changes' if moves_whole_rows else 'new_changes', target_table,
+                truncations=plan.has_truncations, truncations_relation=truncations_relation,
             ) | indent(12) }}
         ) as folded_changes
     )

@@ -113,15 +113,7 @@
             {%- endif %}
             {{ cdc_value_time_text(value, field_schema, slot.column.data_type, names) }} as {{ slot.name }}_time_text,
             {%- endfor %}
-            named_struct(
-                'sequence', staged_changes.change_sequence,
-                'arrival_stream', coalesce(
-                    concat(staged_changes.kafka_topic, '/', lpad(cast(staged_changes.kafka_partition as string), 10, '0')),
-                    staged_changes.landing_file
-                ),
-                'arrival_position', coalesce(staged_changes.kafka_offset, staged_changes.landing_position),
-                'row_index', staged_changes.row_index
-            ) as change_version
+            {{ cdc_change_version('staged_changes') | indent(12) }} as change_version
         from staged_changes
     ),
 
