@@ -18,8 +18,9 @@
         `stored_rows_relation` (none: no stored state) when that precedes the move, less what
         a truncation removed. One window over the changes, partitioned by the key a change
         reads from (the old key for a move), gives it, so the changes are read once more only
-        to find the moves' old keys, and for the latest truncation unless `truncations_relation`
-        (a cheaper relation with the truncations' versions in _cdc_truncated_before) is given. Two limits, documented in
+        to find the moves' old keys, and for the latest truncation unless
+        `truncations_relation` (a cheaper relation with the truncations' versions in
+        _cdc_truncated_before) is given. Two limits, documented in
         docs/change_event_contract.md: a chain of partial key changes of one row within one run
         moves, at its second step, only what the first step carried; and an old key whose
         stored state is newer than the move (a late move) gives the new key only what the move
