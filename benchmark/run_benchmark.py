@@ -354,8 +354,10 @@ def model_seconds(run_results: Path) -> tuple[float, dict[str, float]]:
 
 
 def spark_server_pids(state_dir: Path) -> tuple[int, ...]:
-    """The JVM of the Spark Connect server that bin/spark-connect-server started on state_dir."""
-    return tuple(int(path.read_text().split()[0]) for path in state_dir.glob("spark-*.pid"))
+    """The JVMs that bin/spark-connect-server started on state_dir: the Spark Connect server and
+    the Hive metastore service beside it."""
+    pid_files = [*state_dir.glob("spark-*.pid"), *state_dir.glob("metastore-*.pid")]
+    return tuple(int(path.read_text().split()[0]) for path in pid_files)
 
 
 def run_project(
