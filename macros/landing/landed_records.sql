@@ -106,7 +106,10 @@
         value is UTF-8 JSON, or with value_format dts_avro one DTS Avro Record, which the
         python_udfs helper cdc_dts_avro_record_json turns into JSON text.
     -#}
-    {%- set value_text = 'cdc_dts_avro_record_json(landed_records.value)' if value_format == 'dts_avro' else 'cast(landed_records.value as string)' %}
+    {#- cast: through Spark Connect the helper's text is a `string collate UTF8_BINARY`, which the
+        staging table would keep, and a run in the dbt process on the same table would then see its
+        `string` as a changed column type (dbt's on_schema_change stops the model) -#}
+    {%- set value_text = 'cast(cdc_dts_avro_record_json(landed_records.value) as string)' if value_format == 'dts_avro' else 'cast(landed_records.value as string)' %}
     select
         '{{ landing_relation.identifier }}' as landing_table,
         landed_records._metadata.file_path as landing_file,
@@ -148,7 +151,8 @@
             landed_files._metadata.file_path as landing_file,
             landed_files._metadata.file_modification_time as landed_at,
             split_records.record_index,
-            split_records.record_text
+            {#- cast: a plain `string`, as for landed_kafka_records' helper text -#}
+            cast(split_records.record_text as string) as record_text
         from {{ landing_relation }} as landed_files
         lateral view posexplode({{ decoder }}(landed_files.content)) split_records as record_index, record_text
         where

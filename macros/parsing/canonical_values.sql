@@ -182,10 +182,12 @@
         {%- if reads_geometry %}
         when {{ field_schema_expr }}.name in ({% for name in cdc_geometry_schema_names() %}'{{ name }}'{{ ', ' if not loop.last }}{% endfor %})
             then coalesce(
-                cdc_geojson_from_wkb(
+                {#- cast: through Spark Connect a Python function's text is a `string collate
+                    UTF8_BINARY`, which a table would keep as a type of its own -#}
+                cast(cdc_geojson_from_wkb(
                     try_to_binary(try_variant_get({{ variant_expr }}, '$.wkb', 'string'), 'base64'),
                     try_variant_get({{ variant_expr }}, '$.srid', 'int')
-                ),
+                ) as string),
                 {{ raw_text }}
             )
         {%- endif %}
