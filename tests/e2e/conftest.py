@@ -110,9 +110,18 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def _start_connect_server(state_dir: Path) -> tuple[str, Callable[[], None]]:
+@dataclass(frozen=True)
+class Server:
+    """A running Spark Connect server: its address, and the settings with which dbt's `local`
+    target, Spark in the dbt process, shares its tables (its metastore service and warehouse)."""
+
+    remote: str
+    beside: dict[str, str]
+
+
+def _start_connect_server(state_dir: Path) -> tuple[Server, Callable[[], None]]:
     """A Spark Connect server (bin/spark-connect-server) on a fresh warehouse and metastore in
-    state_dir: its address, and how to stop it."""
+    state_dir, and how to stop it."""
     shutil.rmtree(state_dir, ignore_errors=True)
     port = free_port()
     env = os.environ | {
@@ -121,15 +130,19 @@ def _start_connect_server(state_dir: Path) -> tuple[str, Callable[[], None]]:
         "CDC_SPARK_CLASS_SHARING": CLASS_SHARING,
     }
     server = str(PROJECT_DIR / "bin" / "spark-connect-server")
-    subprocess.run([server, "start"], env=env, check=True)
+    started = subprocess.run([server, "start"], env=env, check=True, capture_output=True, text=True)
+    print(started.stdout, end="")
+    # "Hive metastore service: CDC_METASTORE_URIS=thrift://... CDC_SPARK_STATE_DIR=..."
+    service = started.stdout.split("Hive metastore service:", 1)[1].split()
+    beside = dict(setting.split("=", 1) for setting in service)
 
     def stop() -> None:
         subprocess.run([server, "stop"], env=env, check=False)
 
-    return f"sc://127.0.0.1:{port}", stop
+    return Server(f"sc://127.0.0.1:{port}", beside), stop
 
 
-SHARED_REMOTE = pytest.StashKey[str]()
+SHARED_SERVER = pytest.StashKey[Server]()
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -139,27 +152,32 @@ def pytest_configure_node(node: Any) -> None:
     JVM, whose compiled code a second server would compile again (with a server per worker,
     each worker's first build took 224-228 s and a later one 75-82 s, 2026-11-26)."""
     config = node.config
-    if SHARED_REMOTE not in config.stash:
-        remote, stop = _start_connect_server(PROJECT_DIR / ".spark-test" / "shared")
+    if SHARED_SERVER not in config.stash:
+        server, stop = _start_connect_server(PROJECT_DIR / ".spark-test" / "shared")
         config.add_cleanup(stop)
-        config.stash[SHARED_REMOTE] = remote
-    node.workerinput["cdc_spark_remote"] = config.stash[SHARED_REMOTE]
+        config.stash[SHARED_SERVER] = server
+    node.workerinput["cdc_spark_server"] = json.dumps(vars(config.stash[SHARED_SERVER]))
 
 
 @pytest.fixture(scope="session")
-def spark_remote(request: pytest.FixtureRequest) -> Iterator[str]:
+def spark_server(request: pytest.FixtureRequest) -> Iterator[Server]:
     """The Spark Connect server of the whole run: the controller's under pytest-xdist, else one
     of this session's own. Each worker's own state (.spark-test/<worker>) starts empty."""
     shutil.rmtree(STATE_DIR, ignore_errors=True)
-    shared = getattr(request.config, "workerinput", {}).get("cdc_spark_remote")
+    shared = getattr(request.config, "workerinput", {}).get("cdc_spark_server")
     if shared is not None:
-        yield shared
+        yield Server(**json.loads(shared))
         return
-    remote, stop = _start_connect_server(STATE_DIR)
+    server, stop = _start_connect_server(STATE_DIR)
     try:
-        yield remote
+        yield server
     finally:
         stop()
+
+
+@pytest.fixture(scope="session")
+def spark_remote(spark_server: Server) -> str:
+    return spark_server.remote
 
 
 @pytest.fixture
@@ -184,7 +202,7 @@ def client_session(spark_remote: str) -> Iterator[SparkSession]:
 class Dbt:
     """Runs the project's dbt against the session's Spark Connect server."""
 
-    spark_remote: str
+    server: Server
 
     def invocation(
         self,
@@ -193,16 +211,20 @@ class Dbt:
         landing_root: Path,
         extra_vars: dict[str, Any] | None = None,
         in_process_state_dir: Path | None = None,
+        in_process_beside_server: bool = False,
         project_dir: Path = PROJECT_DIR,
         thrift_port: int | None = None,
     ) -> tuple[list[str], dict[str, str]]:
-        """The dbt command line and environment: through the Connect server, with Spark in
-        the dbt process (the `local` target, as bin/demo runs) on its own warehouse when
-        in_process_state_dir is given, or through a Spark Thrift Server on 127.0.0.1 (the
+        """The dbt command line and environment: through the Connect server; with Spark in the
+        dbt process (the `local` target, as bin/demo runs) on its own warehouse when
+        in_process_state_dir is given, or on the server's warehouse and metastore service when
+        in_process_beside_server is set; or through a Spark Thrift Server on 127.0.0.1 (the
         `cluster` target) when thrift_port is given."""
-        target = {"CDC_TARGET": "connect", "SPARK_REMOTE": self.spark_remote}
+        target = {"CDC_TARGET": "connect", "SPARK_REMOTE": self.server.remote}
         if in_process_state_dir is not None:
             target = {"CDC_TARGET": "local", "CDC_SPARK_STATE_DIR": str(in_process_state_dir)}
+        if in_process_beside_server:
+            target = {"CDC_TARGET": "local", **self.server.beside}
         if thrift_port is not None:
             target = {
                 "CDC_TARGET": "cluster",
@@ -264,8 +286,8 @@ class Dbt:
 
 
 @pytest.fixture(scope="session")
-def dbt(spark_remote: str) -> Dbt:
-    return Dbt(spark_remote)
+def dbt(spark_server: Server) -> Dbt:
+    return Dbt(spark_server)
 
 
 def text_cast_query(spark: SparkSession, query: str) -> str:

@@ -9,9 +9,7 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import threading
-import time
 from pathlib import Path
 
 from pyspark.sql import SparkSession
@@ -51,23 +49,6 @@ COMPARED = {
     "marts": sorted(current_state_tables()) + sorted(f"{table}_history" for table in history_tables()),
 }
 
-# The rerun after the kills, then the killed warehouse read in the rerun's own Spark: dbt's
-# command line run through dbt's Python entry point (dbtRunner), whose session method leaves
-# its SparkSession running when dbt is done. One JVM less than a reader of its own (which
-# would start a JVM, the metastore and its first statements cold).
-RERUN_AND_READ = """
-import json, sys
-from dbt.cli.main import dbtRunner
-from pyspark.sql import SparkSession
-sys.path.insert(0, sys.argv[1])
-from test_killed_runs import compared_rows
-arguments, schema = json.loads(sys.argv[2]), sys.argv[3]
-rerun = dbtRunner().invoke(arguments)
-if not rerun.success:
-    sys.exit(f"the rerun failed: {rerun.exception}")
-print(json.dumps(compared_rows(SparkSession.builder.getOrCreate(), schema)))
-"""
-
 
 def compared_rows(spark: SparkSession, schema: str) -> dict[str, list[str]]:
     """Every COMPARED table of `schema`, as sorted rows of Spark's own text casts: staging's
@@ -103,10 +84,11 @@ def land(landing_root: Path, second_run: bool) -> None:
         shutil.copyfile(file, target / file.name)
 
 
-def run_killed(dbt: Dbt, schema: str, landing_root: Path, state_dir: Path, model: str, delay: float) -> str:
-    """Starts dbt, kills its process tree `delay` seconds after `model` starts; its output."""
+def run_killed(dbt: Dbt, schema: str, landing_root: Path, model: str, delay: float) -> str:
+    """Starts dbt with Spark in its process, on the Connect server's warehouse and metastore
+    service, and kills its process tree `delay` seconds after `model` starts; its output."""
     command, env = dbt.invocation(
-        *MODELS, schema=schema, landing_root=landing_root, in_process_state_dir=state_dir
+        *MODELS, schema=schema, landing_root=landing_root, in_process_beside_server=True
     )
     process = subprocess.Popen(
         command,
@@ -134,36 +116,24 @@ def run_killed(dbt: Dbt, schema: str, landing_root: Path, state_dir: Path, model
 def test_reruns_after_kill_9_equal_an_uninterrupted_run(
     dbt: Dbt, spark: SparkSession, tmp_path: Path
 ) -> None:
-    """The uninterrupted reference runs on the session's Spark Connect server (the same two runs
-    over the same files, faster than two more JVMs); the killed runs and their rerun run in the
-    dbt process, which kill -9 takes down with its Spark."""
-    state_dir = tmp_path / "spark"
+    """Every run but the killed ones goes through the session's Spark Connect server: the
+    uninterrupted reference's two runs, the first run of the schema that is killed, and the
+    plain rerun after the kills. The killed runs run Spark in the dbt process, which kill -9
+    takes down with its Spark, on the server's warehouse and Hive metastore service (a cold
+    JVM per run costs minutes of a two-core machine; the kills need one each)."""
     reference, killed = "it_kill_reference", "it_kill_rerun"
     for second_run in (False, True):
         land(tmp_path / reference, second_run=second_run)
         dbt.run(*MODELS, schema=reference, landing_root=tmp_path / reference)
     land(tmp_path / killed, second_run=False)
-    dbt.run(*MODELS, schema=killed, landing_root=tmp_path / killed, in_process_state_dir=state_dir)
+    dbt.run(*MODELS, schema=killed, landing_root=tmp_path / killed)
     land(tmp_path / killed, second_run=True)
 
     for model, delay in KILL_POINTS:
-        output = run_killed(dbt, killed, tmp_path / killed, state_dir, model, delay)
+        output = run_killed(dbt, killed, tmp_path / killed, model, delay)
         assert "Completed successfully" not in output, f"the run killed at {model} finished first"
-        time.sleep(1)  # the metastore's lock files go with the process
-    command, env = dbt.invocation(
-        *MODELS, schema=killed, landing_root=tmp_path / killed, in_process_state_dir=state_dir
-    )
-    rerun = subprocess.run(
-        [sys.executable, "-c", RERUN_AND_READ, str(Path(__file__).parent), json.dumps(command[1:]), killed],
-        cwd=PROJECT_DIR,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
-    assert rerun.returncode == 0, "the rerun failed:\n" + "\n".join(
-        (rerun.stdout + rerun.stderr).splitlines()[-60:]
-    )
-    after_kills = json.loads(rerun.stdout.strip().splitlines()[-1])
+    dbt.run(*MODELS, schema=killed, landing_root=tmp_path / killed)
+    after_kills = compared_rows(spark, killed)
     uninterrupted = compared_rows(spark, reference)
     for table, rows in uninterrupted.items():
         assert rows, f"{table} holds rows in the uninterrupted run"
