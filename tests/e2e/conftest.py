@@ -34,9 +34,17 @@ SAMPLE_LANDING = PROJECT_DIR / "sample_data" / "landing"
 # "gw0", "gw1" in a pytest-xdist worker; empty in a plain pytest
 WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
 STATE_DIR = PROJECT_DIR / ".spark-test" / (WORKER or "main")
-# dbt's target folder (compiled SQL, the docs site) of this worker's invocations
+# this worker's dbt target folders (compiled SQL, the docs site) and dbt log folder
 TARGET_NAME = f"pytest-{WORKER}" if WORKER else "pytest"
-TARGET_DIR = PROJECT_DIR / "target" / TARGET_NAME
+
+
+def target_dir(schema: str, project_dir: Path = PROJECT_DIR) -> Path:
+    """dbt's target folder of the invocations on one schema. One per schema: dbt parses the
+    project again (about 10 s of a core) when the schema or the vars differ from those of the
+    parse its target folder keeps, so a module's later runs on its schema reuse that parse."""
+    return project_dir / "target" / TARGET_NAME / schema
+
+
 # Spark runs on the Java of bin/test and bin/demo (bin/java-home), also under a plain pytest:
 # the Connect server, every dbt run and the PySpark sessions of the tests inherit it.
 os.environ["JAVA_HOME"] = subprocess.run(
@@ -244,7 +252,7 @@ class Dbt:
             | {
                 "CDC_SCHEMA": schema,
                 "DBT_PROFILES_DIR": str(PROJECT_DIR / "profiles"),
-                "DBT_TARGET_PATH": str(project_dir / "target" / TARGET_NAME),
+                "DBT_TARGET_PATH": str(target_dir(schema, project_dir)),
                 "DBT_LOG_PATH": str(project_dir / "logs" / TARGET_NAME),
                 "CDC_SPARK_CLASS_SHARING": CLASS_SHARING,
                 # dbt-spark's session method asks for Hive support, a static config the server already has.

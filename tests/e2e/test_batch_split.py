@@ -16,13 +16,13 @@ from conftest import (
     CORPUS_TARGETS,
     SAMPLE_LANDING,
     SHARED_DIR,
-    TARGET_DIR,
     Dbt,
     client_session,
     history_tables,
     land_files,
     rows_as_text,
     staging_models,
+    target_dir,
 )
 
 CORPUS = SHARED_DIR / "corpus" / "debezium-json"
@@ -148,7 +148,8 @@ HISTORY_TABLES = sorted(history_tables())
 BUILD_MODELS = ["build", "--exclude", "test_type:unit test_type:data"]
 # {flavour: staging model}, each model in models/staging/<flavour>/
 STAGING_MODELS = {model.removeprefix("stg_").removesuffix("__records"): model for model in staging_models()}
-STAGING_SQL = TARGET_DIR / "compiled" / "cdc_lakehouse" / "models" / "staging"
+SCHEMA = "it_split_batches"
+STAGING_SQL = target_dir(SCHEMA) / "compiled" / "cdc_lakehouse" / "models" / "staging"
 # the staging SQL of the first run as it lands, per flavour (filled by as_it_lands)
 FIRST_RUN_STAGING_SQL: dict[str, str] = {}
 
@@ -241,7 +242,7 @@ class Split:
 
 @pytest.fixture(scope="module")
 def as_it_lands(dbt: Dbt, spark_remote: str, tmp_path_factory: pytest.TempPathFactory) -> Split:
-    schema = "it_split_batches"
+    schema = SCHEMA
     landing_root = Path(tmp_path_factory.mktemp("split_batches")) / "landing"
     for batch in BATCHES:
         land(landing_root, batch)

@@ -17,12 +17,12 @@ from pyspark.sql import SparkSession
 from conftest import (
     PROJECT_DIR,
     SAMPLE_LANDING,
-    TARGET_DIR,
     Dbt,
     history_tables,
     project_build,
     rows_as_text,
     table_rows,
+    target_dir,
     text_cast_query,
 )
 
@@ -895,7 +895,7 @@ def test_lineage_site_opens_on_the_project_in_a_real_browser(
     with no console error, the graph with every model and no test, a model's page with its
     columns (bin/docs_site.py check). The screenshot is what docs/lineage_graph.png shows."""
     dbt.run("docs", "generate", schema=sample_build, landing_root=SAMPLE_LANDING)
-    site = TARGET_DIR
+    site = target_dir(sample_build)
     docs_site = [sys.executable, str(PROJECT_DIR / "bin" / "docs_site.py")]
     subprocess.run([*docs_site, "patch", str(site)], check=True)
     screenshot = tmp_path / "lineage_graph.png"
