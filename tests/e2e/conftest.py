@@ -136,6 +136,9 @@ def _start_connect_server(state_dir: Path) -> tuple[Server, Callable[[], None]]:
         "CDC_SPARK_STATE_DIR": str(state_dir),
         "CDC_CONNECT_PORT": str(port),
         "CDC_SPARK_CLASS_SHARING": CLASS_SHARING,
+        # the metastore service, whatever the caller's environment says: the kill test's runs in
+        # the dbt process share the server's tables through it
+        "CDC_METASTORE": "service",
     }
     server = str(PROJECT_DIR / "bin" / "spark-connect-server")
     started = subprocess.run([server, "start"], env=env, check=True, capture_output=True, text=True)
