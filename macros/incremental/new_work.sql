@@ -416,10 +416,9 @@
 {% macro _cdc_table_property(information, name) %}
     {#- The value of the table property `name` in the `information` text of `show table extended` (its line
         "Table Properties: [name=value, ...]"), or none. For properties whose values hold no ", ". -#}
-    {%- for line in information.splitlines() if line.startswith('Table Properties: [') -%}
-        {%- for entry in line[19:].rstrip(']').split(', ') if entry.startswith(name ~ '=') -%}
-            {{ return(entry[name | length + 1:]) }}
-        {%- endfor -%}
+    {%- set properties = _cdc_table_information(information, 'Table Properties') or '[]' -%}
+    {%- for entry in properties[1:-1].split(', ') if entry.startswith(name ~ '=') -%}
+        {{ return(entry[name | length + 1:]) }}
     {%- endfor -%}
     {{ return(none) }}
 {% endmacro %}

@@ -78,11 +78,21 @@
     {#- {lower-cased table name: location} of the tables of `schema`, from one metadata query. -#}
     {% set locations = {} %}
     {% for row in run_query("show table extended in " ~ schema ~ " like '*'") %}
-        {% for line in row[3].splitlines() if line.startswith('Location: ') %}
-            {% do locations.update({row[1] | lower: line[10:] | trim}) %}
-        {% endfor %}
+        {% set location = _cdc_table_information(row[3], 'Location') %}
+        {% if location is not none %}
+            {% do locations.update({row[1] | lower: location}) %}
+        {% endif %}
     {% endfor %}
     {{ return(locations) }}
+{% endmacro %}
+
+
+{% macro _cdc_table_information(information, label) %}
+    {#- The text of the line "<label>: <text>" in the `information` column of `show table extended`, trimmed, or none. -#}
+    {%- for line in information.splitlines() if line.startswith(label ~ ': ') -%}
+        {{ return(line[label | length + 2:] | trim) }}
+    {%- endfor -%}
+    {{ return(none) }}
 {% endmacro %}
 
 
