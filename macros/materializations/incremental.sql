@@ -32,14 +32,15 @@
         {{ run_hooks(post_hooks) }}
         {{ return({'relations': [this]}) }}
     {%- endif -%}
+    {%- set created_in_run = existing_relation is none or not existing_relation.is_table or should_full_refresh() -%}
     {%- set result = dbt.materialization_incremental_spark() -%}
-    {%- if existing_relation is none or not existing_relation.is_table or should_full_refresh() -%}
+    {%- if created_in_run -%}
         {#- created anew, not appended to: a view that reads it is created again (materialization view) -#}
         {%- do cdc_note_created_in_run() -%}
     {%- endif -%}
     {%- if model.name in var('cdc_staging_models') -%}
         {#- a staging model indexes the files it read, and tells the rest of the run what it staged (cdc_new_work) -#}
-        {%- do cdc_index_ingested_files(this) -%}
+        {%- do cdc_index_ingested_files(this, created_in_run) -%}
         {%- do cdc_note_staged_partitions(this) -%}
     {%- endif -%}
     {{ return(result) }}

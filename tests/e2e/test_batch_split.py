@@ -333,3 +333,52 @@ def test_a_run_with_nothing_landed_stages_and_parses_nothing(
         sql = (STAGING_SQL / flavour / f"{model}.sql").read_text()
         assert "where false" in sql and "from_json" not in sql, f"{model} planned its parser: {sql[:300]}"
     assert current_state(spark, schema) == in_one_run["current state"]
+
+
+def ingested_files(spark: SparkSession, schema: str) -> list[tuple[str | None, ...]]:
+    """The index of ingested landing files: (staging model, landing file, staging time), sorted."""
+    spark.sql(f"refresh table {schema}_staging.cdc_ingested_landing_files")
+    return sorted(
+        rows_as_text(
+            spark,
+            f"select staging_model, landing_file, loaded_at from {schema}_staging.cdc_ingested_landing_files",
+        ),
+        key=str,
+    )
+
+
+def test_the_index_of_ingested_files_is_rebuilt_from_staging(
+    dbt: Dbt,
+    spark: SparkSession,
+    as_it_lands: Split,
+    in_one_run: State,
+) -> None:
+    """The index of ingested files holds one file per staging model, however many runs wrote
+    to it (its read must not grow with the runs), and it is derived from the staging tables: a
+    model's part lost (a run killed while rewriting it) is rebuilt by the next run's start,
+    and no landing file is staged twice."""
+    schema = as_it_lands.schema
+    index = f"{schema}_staging.cdc_ingested_landing_files"
+    indexed = ingested_files(spark, schema)
+    expected = sorted(
+        rows_as_text(
+            spark,
+            " union all ".join(
+                f"select distinct '{model}', landing_file, loaded_at from {schema}_staging.{model}"
+                for model in STAGING_MODELS.values()
+            ),
+        ),
+        key=str,
+    )
+    assert indexed == expected, "every staged file, once, with the staging time that read it"
+    parts = rows_as_text(
+        spark,
+        "select count(distinct staging_model), count(distinct file_path)"
+        f" from (select staging_model, _metadata.file_path as file_path from {index}) as indexed",
+    )
+    assert parts[0][0] == parts[0][1] and int(parts[0][0] or 0) >= 5, f"one file per staging model: {parts}"
+    before = staged(spark, schema)
+    spark.sql(f"alter table {index} drop partition (staging_model = 'stg_debezium__records')")
+    dbt.run(*BUILD_MODELS, schema=schema, landing_root=as_it_lands.landing_root, extra_vars=CORPUS_TARGETS)
+    assert staged(spark, schema) == before, "no landing file staged twice"
+    assert ingested_files(spark, schema) == indexed, "the lost part rebuilt from the staging table"
