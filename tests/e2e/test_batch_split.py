@@ -249,6 +249,7 @@ class Split:
     landing_root: Path
     state: State
     debezium_loads: list[tuple[str | None, ...]]
+    index_parts: list[tuple[str | None, ...]]
 
 
 @pytest.fixture(scope="module")
@@ -275,7 +276,7 @@ def as_it_lands(dbt: Dbt, spark_remote: str, tmp_path_factory: pytest.TempPathFa
             f"select count(distinct loaded_at), count(distinct landing_file), count(*) - count(distinct raw_record_id)"
             f" from {schema}_staging.stg_debezium__records",
         )
-        return Split(schema, landing_root, landed_state(spark, schema), loads)
+        return Split(schema, landing_root, landed_state(spark, schema), loads, index_parts(spark, schema))
 
 
 @pytest.fixture(scope="module")
@@ -335,6 +336,20 @@ def test_a_run_with_nothing_landed_stages_and_parses_nothing(
     assert current_state(spark, schema) == in_one_run["current state"]
 
 
+def index_parts(spark: SparkSession, schema: str) -> list[tuple[str | None, ...]]:
+    """Per staging model in the index of ingested files: its files (of Parquet) and staging times."""
+    spark.sql(f"refresh table {schema}_staging.cdc_ingested_landing_files")
+    return sorted(
+        rows_as_text(
+            spark,
+            "select staging_model, count(distinct file_path), count(distinct loaded_at) from (select"
+            " staging_model, loaded_at, _metadata.file_path as file_path"
+            f" from {schema}_staging.cdc_ingested_landing_files) as indexed group by staging_model",
+        ),
+        key=str,
+    )
+
+
 def ingested_files(spark: SparkSession, schema: str) -> list[tuple[str | None, ...]]:
     """The index of ingested landing files: (staging model, landing file, staging time), sorted."""
     spark.sql(f"refresh table {schema}_staging.cdc_ingested_landing_files")
@@ -357,6 +372,9 @@ def test_the_index_of_ingested_files_is_rebuilt_from_staging(
     to it (its read must not grow with the runs), and it is derived from the staging tables: a
     model's part lost (a run killed while rewriting it) is rebuilt by the next run's start,
     and no landing file is staged twice."""
+    # after the split's three runs: one file per model, holding the files of every run
+    assert ("stg_debezium__records", "1", "3") in as_it_lands.index_parts, as_it_lands.index_parts
+    assert all(files == "1" for _, files, _ in as_it_lands.index_parts), as_it_lands.index_parts
     schema = as_it_lands.schema
     index = f"{schema}_staging.cdc_ingested_landing_files"
     indexed = ingested_files(spark, schema)
@@ -371,12 +389,10 @@ def test_the_index_of_ingested_files_is_rebuilt_from_staging(
         key=str,
     )
     assert indexed == expected, "every staged file, once, with the staging time that read it"
-    parts = rows_as_text(
-        spark,
-        "select count(distinct staging_model), count(distinct file_path)"
-        f" from (select staging_model, _metadata.file_path as file_path from {index}) as indexed",
+    parts = index_parts(spark, schema)
+    assert len(parts) >= 5 and all(files == "1" for _, files, _ in parts), (
+        f"one file per staging model: {parts}"
     )
-    assert parts[0][0] == parts[0][1] and int(parts[0][0] or 0) >= 5, f"one file per staging model: {parts}"
     before = staged(spark, schema)
     spark.sql(f"alter table {index} drop partition (staging_model = 'stg_debezium__records')")
     dbt.run(*BUILD_MODELS, schema=schema, landing_root=as_it_lands.landing_root, extra_vars=CORPUS_TARGETS)
