@@ -254,9 +254,13 @@
     {%- set rewritten = namespace(any=false) -%}
     {%- for model in staging -%}
         {%- set staged = model.partitions | map(attribute='loaded_at') | unique | list -%}
-        {%- set indexed = ingested.loaded_at.get(model.name, []) -%}
+        {%- set indexed = ingested.loaded_at.get(model.name, {}) -%}
+        {%- set staged_set = {} -%}
+        {%- for loaded_at in staged -%}
+            {%- do staged_set.update({loaded_at: true}) -%}
+        {%- endfor -%}
         {%- set missing = staged | reject('in', indexed) | list -%}
-        {%- set gone = indexed | reject('in', staged) | list -%}
+        {%- set gone = indexed.keys() | reject('in', staged_set) | list -%}
         {%- if staged | length == 0 and gone -%}
             {#- nothing staged any more: an insert of no rows would leave the partition as it is -#}
             {% call statement('cdc_ingested_files_drop') -%}
@@ -281,17 +285,15 @@
 
 
 {% macro _cdc_read_ingested_files(index) %}
-    {#- The index's rows as {files: {model: {landing: [files]}}, loaded_at: {model: [staging times as text]}}, in one query. -#}
+    {#- The index's rows as {files: {model: {landing: [files]}}, loaded_at: {model: {staging time as text: true}}}, in one query
+        (a dict of staging times: looked up once per row and per staging partition, where a list would cost its length each time) -#}
     {%- set ingested = {'files': {}, 'loaded_at': {}} -%}
     {%- set ingested_query -%}
         select staging_model, landing_table, landing_file, string(loaded_at) as loaded_at from {{ index }}
     {%- endset -%}
     {%- for staging_model, landing_table, landing_file, loaded_at in run_query(ingested_query).rows -%}
         {%- do ingested.files.setdefault(staging_model, {}).setdefault(landing_table, []).append(landing_file) -%}
-        {%- set model_loaded_at = ingested.loaded_at.setdefault(staging_model, []) -%}
-        {%- if loaded_at not in model_loaded_at -%}
-            {%- do model_loaded_at.append(loaded_at) -%}
-        {%- endif -%}
+        {%- do ingested.loaded_at.setdefault(staging_model, {}).update({loaded_at: true}) -%}
     {%- endfor -%}
     {{ return(ingested) }}
 {% endmacro %}
