@@ -38,8 +38,9 @@ STATE_DIR = PROJECT_DIR / ".spark-test" / (WORKER or "main")
 TARGET_NAME = f"pytest-{WORKER}" if WORKER else "pytest"
 
 # A dbt run with Spark in its process (the `local` target) is a small run in a cold JVM: the
-# JIT's first tier only, as bin/demo runs (README, "Small runs"). The Connect server, which
-# lives through the whole session, keeps the profile's default (C2 too): through it, three
+# JIT's first tier only, as bin/demo runs (README, "Small runs"), unless the test sets
+# CDC_SPARK_JAVA_OPTIONS itself (the five-minute unit-test run keeps C2). The Connect server,
+# which lives through the whole session, keeps the profile's default (C2 too): through it, three
 # modules took 207 s with C1 only against 223 s, some tests slower, not a clear gain.
 SMALL_RUN_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m"
 
