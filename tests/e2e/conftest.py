@@ -44,6 +44,11 @@ TARGET_NAME = f"pytest-{WORKER}" if WORKER else "pytest"
 # modules took 207 s with C1 only against 223 s, some tests slower, not a clear gain.
 SMALL_RUN_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m"
 
+# A dbt run through a Connect server that died waits for it without end (seen when the server ran
+# out of code cache): a run still going after this long fails its test instead of hanging the
+# suite. The longest run measured took 500 s (the unit tests, in CI).
+DBT_RUN_TIMEOUT_S = 1800
+
 
 def target_dir(schema: str, project_dir: Path = PROJECT_DIR) -> Path:
     """dbt's target folder of the invocations on one schema. One per schema: dbt parses the
@@ -296,7 +301,22 @@ class Dbt:
             project_dir=project_dir,
             thrift_port=thrift_port,
         )
-        result = subprocess.run(command, cwd=project_dir, env=env, capture_output=True, text=True)
+        try:
+            result = subprocess.run(
+                command, cwd=project_dir, env=env, capture_output=True, text=True, timeout=DBT_RUN_TIMEOUT_S
+            )
+        except subprocess.TimeoutExpired as timeout:
+            # (TimeoutExpired keeps the output as bytes even with text=True)
+            output = "".join(
+                part.decode(errors="replace") if isinstance(part, bytes) else part
+                for part in (timeout.stdout, timeout.stderr)
+                if part
+            )
+            pytest.fail(
+                f"dbt {' '.join(args)} still ran after {DBT_RUN_TIMEOUT_S} s and was stopped: is the Spark"
+                f" Connect server ({self.server.remote}) still up? (its log: .spark-test/*/logs/)\n"
+                + "\n".join(output.splitlines()[-60:])
+            )
         if check and result.returncode != 0:
             pytest.fail(
                 f"dbt {' '.join(args)} failed (exit {result.returncode}):\n"
