@@ -38,8 +38,8 @@ STATE_DIR = PROJECT_DIR / ".spark-test" / (WORKER or "main")
 TARGET_NAME = f"pytest-{WORKER}" if WORKER else "pytest"
 
 # A dbt run with Spark in its process (the `local` target) is a small run in a cold JVM: the
-# JIT's first tier only, as bin/demo runs (README, "Small runs"), unless the test sets
-# CDC_SPARK_JAVA_OPTIONS itself (the five-minute unit-test run keeps C2). The Connect server,
+# JIT's first tier only, as bin/demo runs (README, "Small runs"), unless the run asks for the
+# profile's JIT (`profile_jit`: the five-minute unit-test run keeps C2). The Connect server,
 # which lives through the whole session, keeps the profile's default (C2 too): through it, three
 # modules took 207 s with C1 only against 223 s, some tests slower, not a clear gain.
 SMALL_RUN_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m"
@@ -237,12 +237,14 @@ class Dbt:
         in_process_beside_server: bool = False,
         project_dir: Path = PROJECT_DIR,
         thrift_port: int | None = None,
+        profile_jit: bool = False,
     ) -> tuple[list[str], dict[str, str]]:
         """The dbt command line and environment: through the Connect server; with Spark in the
         dbt process (the `local` target, as bin/demo runs) on its own warehouse when
         in_process_state_dir is given, or on the server's warehouse and metastore service when
         in_process_beside_server is set; or through a Spark Thrift Server on 127.0.0.1 (the
-        `cluster` target) when thrift_port is given."""
+        `cluster` target) when thrift_port is given. An in-process run compiles with C1 only
+        (SMALL_RUN_JAVA_OPTIONS) unless profile_jit is set or CDC_SPARK_JAVA_OPTIONS is."""
         target = {"CDC_TARGET": "connect", "SPARK_REMOTE": self.server.remote}
         if in_process_state_dir is not None:
             target = {"CDC_TARGET": "local", "CDC_SPARK_STATE_DIR": str(in_process_state_dir)}
@@ -254,7 +256,7 @@ class Dbt:
                 "CDC_THRIFT_HOST": "127.0.0.1",
                 "CDC_THRIFT_PORT": str(thrift_port),
             }
-        if target["CDC_TARGET"] == "local" and "CDC_SPARK_JAVA_OPTIONS" not in os.environ:
+        if target["CDC_TARGET"] == "local" and not profile_jit and "CDC_SPARK_JAVA_OPTIONS" not in os.environ:
             target["CDC_SPARK_JAVA_OPTIONS"] = SMALL_RUN_JAVA_OPTIONS
         # PySpark marks this process as a Connect client (SPARK_CONNECT_MODE_ENABLED) once a
         # test opened a session; dbt must not inherit that when it runs Spark in-process.
@@ -290,6 +292,7 @@ class Dbt:
         in_process_state_dir: Path | None = None,
         project_dir: Path = PROJECT_DIR,
         thrift_port: int | None = None,
+        profile_jit: bool = False,
     ) -> subprocess.CompletedProcess[str]:
         """Runs dbt to its end (see invocation); fails the test when dbt fails and check is set."""
         command, env = self.invocation(
@@ -300,6 +303,7 @@ class Dbt:
             in_process_state_dir=in_process_state_dir,
             project_dir=project_dir,
             thrift_port=thrift_port,
+            profile_jit=profile_jit,
         )
         try:
             result = subprocess.run(

@@ -14,13 +14,10 @@ import re
 import shutil
 from pathlib import Path
 
-import pytest
-
 from conftest import SAMPLE_LANDING, STATE_DIR, Dbt
 
 
-def test_every_unit_test_passes(dbt: Dbt, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CDC_SPARK_JAVA_OPTIONS", "")  # the profile's JIT (docstring)
+def test_every_unit_test_passes(dbt: Dbt, tmp_path: Path) -> None:
     landing_root = tmp_path / "landing"
     shutil.copytree(SAMPLE_LANDING, landing_root)
     state_dir = STATE_DIR / "in-process"
@@ -37,6 +34,7 @@ def test_every_unit_test_passes(dbt: Dbt, tmp_path: Path, monkeypatch: pytest.Mo
         landing_root=landing_root,
         extra_vars={"cdc_rule_models": True},
         in_process_state_dir=state_dir,
+        profile_jit=True,  # C2 too (docstring)
     )
     unit_tests_passed = re.findall(r"PASS (\S+)::\S+", result.stdout)
     assert len(unit_tests_passed) >= 61, result.stdout[-3000:]
