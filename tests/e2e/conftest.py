@@ -316,9 +316,14 @@ class Dbt:
                 for part in (timeout.stdout, timeout.stderr)
                 if part
             )
+            # through the Connect server, the likely cause is the server; otherwise dbt's own output says
+            suspect = (
+                f" is the Spark Connect server ({self.server.remote}) still up? (its log: .spark-test/*/logs/)"
+                if env["CDC_TARGET"] == "connect"
+                else f" (target {env['CDC_TARGET']})"
+            )
             pytest.fail(
-                f"dbt {' '.join(args)} still ran after {DBT_RUN_TIMEOUT_S} s and was stopped: is the Spark"
-                f" Connect server ({self.server.remote}) still up? (its log: .spark-test/*/logs/)\n"
+                f"dbt {' '.join(args)} still ran after {DBT_RUN_TIMEOUT_S} s and was stopped:{suspect}\n"
                 + "\n".join(output.splitlines()[-60:])
             )
         if check and result.returncode != 0:
