@@ -14,7 +14,9 @@ create: see python_udfs/README.md.
 
 With Spark inside the dbt process (the `local` profile), the plugin also starts that session
 while dbt parses the project (start_session_early), so that the JVM's start no longer waits
-for the parse, nor the parse for the JVM.
+for the parse, nor the parse for the JVM; and a `dbt run` or `dbt build` that has nothing to do
+(nothing landed or changed since the last successful run of the same command) starts no Spark
+at all (unchanged_runs).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from typing import Any
 from dbt.plugins.manager import dbtPlugin
 
 from cdc_udfs import HELPER_NAMES
+from dbt_cdc_udfs.unchanged_runs import install_unchanged_run_skip, run_inputs, up_to_date
 
 _MARK = "_cdc_helpers_registered"
 
@@ -82,6 +85,7 @@ def start_session_early() -> None:
     (`SparkSession.builder.enableHiveSupport()`, the profile's parameters, `getOrCreate`), whose
     lock makes dbt's first statement wait for this start instead of starting a second one.
     Anything that fails here is left for that first statement to report as it always did.
+    Not when the run has nothing to do (unchanged_runs): then no Spark starts.
     """
     import click
 
@@ -97,6 +101,10 @@ def start_session_early() -> None:
         or os.environ.get("SPARK_REMOTE")
         or "spark.remote" in parameters
     ):
+        return
+    project = objects.get("project")
+    inputs = run_inputs(flags, project, objects.get("profile")) if project is not None else None
+    if inputs is not None and up_to_date(inputs) is not None:
         return
     threading.Thread(target=_start_session, args=(parameters,), name="cdc-spark-start", daemon=True).start()
 
@@ -118,11 +126,12 @@ def _start_session(parameters: dict[str, str]) -> None:
 
 
 class CdcHelpersPlugin(dbtPlugin):
-    """Installs the statement hook, and starts the in-process Spark session early, when dbt
-    loads the project."""
+    """Installs the statement hook and the skip of unchanged runs, and starts the in-process
+    Spark session early, when dbt loads the project."""
 
     def initialize(self) -> None:
         install_statement_hook()
+        install_unchanged_run_skip()
         start_session_early()
 
 

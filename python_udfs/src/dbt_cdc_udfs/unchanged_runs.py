@@ -1,0 +1,300 @@
+"""A `dbt run` or `dbt build` with nothing to do starts no Spark.
+
+When a run or build on Spark inside the dbt process (the `local` profile) succeeds, the plugin
+records a fingerprint of what it read and left: the landed files, the project's files, the
+command (its selection, vars and target), the profile, and the files of the warehouse and of the
+metastore. The next run or build of the same command whose fingerprint is the same would find
+nothing new in any model: every staging model's landing holds only files it has ingested, and
+every table has seen every staged record. It returns at once instead, with no node run, says so,
+and writes an empty run_results.json. Anything that differs runs as always: a file landed or
+touched, a model edited, a table written or dropped, another selection or vars, `--full-refresh`.
+
+A JVM, a metastore client and the start hook's statements cost 15-25 s on a 2-core machine for a
+run that then does nothing (README, "Performance"); listing the files costs milliseconds.
+
+Only the in-process session is checked: a Spark Connect server, a Thrift server or a metastore
+service may change the tables without this process knowing, and their warehouse may not be a
+local folder. The var `cdc_skip_unchanged_runs: false` turns the check off.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+RECORD_FILE = "cdc_last_successful_run.json"
+SWITCH_VAR = "cdc_skip_unchanged_runs"
+_COMMANDS = frozenset(["run", "build"])
+_MARK = "_cdc_unchanged_runs_skipped"
+# statuses of a run whose every node did what it should (warn: a data test that warns)
+_SUCCESSFUL = frozenset(["success", "pass", "warn"])
+# The project files a run reads, besides its paths (model-paths, macro-paths, ...)
+_PROJECT_FILES = ("dbt_project.yml", "packages.yml", "dependencies.yml", "selectors.yml")
+
+
+@dataclass(frozen=True)
+class RunInputs:
+    """What a run of one command reads and leaves, as local paths, and the command's settings."""
+
+    settings: dict[str, Any]
+    project_root: Path
+    project_paths: tuple[Path, ...]
+    landing_root: Path
+    warehouse: Path
+    metastore: Path
+    record: Path
+
+    def fingerprint(self) -> dict[str, str]:
+        """sha256 of the settings, and of each part's files (path, size, modification time)."""
+        roots = {
+            "project": self.project_paths,
+            "landing": (self.landing_root,),
+            "warehouse": (self.warehouse,),
+            "metastore": (self.metastore,),
+        }
+        parts = {"settings": hashlib.sha256(json.dumps(self.settings, sort_keys=True, default=str).encode())}
+        for part, paths in roots.items():
+            parts[part] = hashlib.sha256()
+            for path in paths:
+                for entry in _files(path):
+                    parts[part].update(f"{entry}\n".encode())
+        return {part: digest.hexdigest() for part, digest in parts.items()}
+
+
+def _files(root: Path) -> list[str]:
+    """`path<TAB>size<TAB>mtime_ns` of each file under root (root itself when a file), sorted;
+    a missing root is one line that says so, so that its appearance changes the fingerprint."""
+    if root.is_file():
+        stat = root.stat()
+        return [f"{root}\t{stat.st_size}\t{stat.st_mtime_ns}"]
+    if not root.is_dir():
+        return [f"{root}\tmissing"]
+    entries = []
+    for folder, _, names in os.walk(root, followlinks=True):
+        for name in names:
+            path = os.path.join(folder, name)
+            try:
+                stat = os.stat(path)
+            except FileNotFoundError:  # removed while listed: the fingerprint differs anyway
+                entries.append(f"{path}\tgone")
+                continue
+            entries.append(f"{path}\t{stat.st_size}\t{stat.st_mtime_ns}")
+    return sorted(entries)
+
+
+def _local_path(location: str, project_root: Path) -> Path | None:
+    """A local folder named by a path or a file: URI (relative to the project), else None."""
+    parsed = urlparse(location)
+    if parsed.scheme not in ("", "file"):
+        return None
+    path = Path(unquote(parsed.path) if parsed.scheme else location)
+    return path if path.is_absolute() else project_root / path
+
+
+def _derby_folder(connection_url: str, project_root: Path) -> Path | None:
+    """The folder of an embedded Derby metastore (jdbc:derby:;databaseName=<folder>;...), else None."""
+    if not connection_url.startswith("jdbc:derby:"):
+        return None
+    for part in connection_url.split(";"):
+        if part.startswith("databaseName="):
+            return _local_path(part.removeprefix("databaseName="), project_root)
+    return None
+
+
+def run_inputs(flags: Any, project: Any, profile: Any) -> RunInputs | None:
+    """The inputs of a dbt run or build (dbt's flags, project and profile; a task's RuntimeConfig
+    is both) when the check applies to it, else None: another command, a full refresh, the
+    switch var off, or Spark outside this process."""
+    credentials = profile.credentials
+    parameters: dict[str, str] = dict(getattr(credentials, "server_side_parameters", None) or {})
+    project_root = Path(project.project_root)
+    project_vars = dict(project.vars.to_dict())
+    cli_vars = dict(getattr(flags, "VARS", None) or {})
+    switch = cli_vars.get(SWITCH_VAR, project_vars.get(SWITCH_VAR, True))
+    method = getattr(credentials, "method", None)
+    if (
+        getattr(flags, "WHICH", None) not in _COMMANDS
+        or getattr(flags, "FULL_REFRESH", False)
+        or switch is False
+        or str(switch).lower() == "false"
+        or str(getattr(method, "value", method)) != "session"
+        or os.environ.get("SPARK_REMOTE")
+        or "spark.remote" in parameters
+        or parameters.get("spark.hadoop.hive.metastore.uris")
+    ):
+        return None
+    warehouse = _local_path(parameters.get("spark.sql.warehouse.dir", "spark-warehouse"), project_root)
+    metastore = _derby_folder(
+        parameters.get(
+            "spark.hadoop.javax.jdo.option.ConnectionURL", "jdbc:derby:;databaseName=metastore_db"
+        ),
+        project_root,
+    )
+    landing = cli_vars.get("cdc_landing_root", project_vars.get("cdc_landing_root"))
+    landing_root = _local_path(str(landing), project_root) if landing else None
+    if warehouse is None or metastore is None or landing_root is None:
+        return None
+    # sorted, once each: docs-paths defaults to a set of the other paths, in no stable order
+    folders = {
+        *project.model_paths,
+        *project.macro_paths,
+        *project.seed_paths,
+        *project.test_paths,
+        *project.snapshot_paths,
+        *project.analysis_paths,
+        *project.docs_paths,
+        project.packages_install_path,
+        *_PROJECT_FILES,
+    }
+    profiles = Path(getattr(flags, "PROFILES_DIR", None) or project_root) / "profiles.yml"
+    settings = {
+        "command": flags.WHICH,
+        **{
+            name.lower(): getattr(flags, name, None)
+            for name in ("SELECT", "EXCLUDE", "SELECTOR", "RESOURCE_TYPES", "EXCLUDE_RESOURCE_TYPES", "EMPTY")
+        },
+        "cli_vars": cli_vars,
+        "target": profile.target_name,
+        "schema": getattr(credentials, "schema", None),
+        "server_side_parameters": parameters,
+        "environment": {name: value for name, value in os.environ.items() if name.startswith("CDC_")},
+        # the code that runs the SQL: another dbt, adapter, Spark or helpers may read the same files differently
+        "versions": {
+            name: _version(name) for name in ("dbt-core", "dbt-spark", "pyspark", "cdc-python-udfs")
+        },
+    }
+    return RunInputs(
+        settings=settings,
+        project_root=project_root,
+        project_paths=(*(project_root / folder for folder in sorted(folders)), profiles),
+        landing_root=landing_root,
+        warehouse=warehouse,
+        metastore=metastore,
+        record=project_root / project.target_path / RECORD_FILE,
+    )
+
+
+def _version(distribution: str) -> str | None:
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def _recorded(record: Path) -> dict[str, Any] | None:
+    try:
+        recorded = json.loads(record.read_text())
+    except (OSError, ValueError):
+        return None
+    return recorded if isinstance(recorded, dict) else None
+
+
+def _succeeded(result: Any) -> bool:
+    """Every node of the run's result ran and did what it should (warnings allowed)."""
+    results = list(getattr(result, "results", None) or [])
+    return bool(results) and all(str(getattr(node, "status", "")) in _SUCCESSFUL for node in results)
+
+
+def up_to_date(inputs: RunInputs, log_changes: bool = False) -> dict[str, Any] | None:
+    """The record of the last successful run when `inputs` are what it left, else None (with
+    log_changes, dbt's debug log names the parts that changed)."""
+    recorded = _recorded(inputs.record)
+    if recorded is None:
+        return None
+    before = recorded.get("fingerprint")
+    changed = [
+        part
+        for part, digest in inputs.fingerprint().items()
+        if not isinstance(before, dict) or before.get(part) != digest
+    ]
+    if not changed:
+        return recorded
+    if log_changes:
+        from dbt_common.events.base_types import EventLevel
+        from dbt_common.events.functions import fire_event
+        from dbt_common.events.types import Note
+
+        fire_event(
+            Note(msg=f"cdc: changed since the last successful run ({RECORD_FILE}): {', '.join(changed)}"),
+            level=EventLevel.DEBUG,
+        )
+    return None
+
+
+def install_unchanged_run_skip() -> None:
+    """Wraps dbt's RunTask.run (dbt run and dbt build; once per process): a run whose inputs
+    match the record of the last successful one returns at once; a successful run records them."""
+    from dbt.task.run import RunTask
+
+    original = RunTask.run
+    if getattr(original, _MARK, False):
+        return
+
+    def run(self: Any) -> Any:
+        inputs = run_inputs(self.args, self.config, self.config)
+        if inputs is None:
+            return original(self)
+        recorded = up_to_date(inputs, log_changes=True)
+        if recorded is not None:
+            return _nothing_to_do(self, recorded)
+        inputs.record.unlink(missing_ok=True)  # what follows changes what the record describes
+        result = original(self)
+        if _succeeded(result):
+            _record(self, inputs, result)
+        return result
+
+    setattr(run, _MARK, True)
+    RunTask.run = run  # type: ignore[method-assign]
+
+
+def _record(task: Any, inputs: RunInputs, result: Any) -> None:
+    from dbt_common.invocation import get_invocation_id
+
+    statuses = [str(node.status) for node in result.results]
+    inputs.record.parent.mkdir(parents=True, exist_ok=True)
+    inputs.record.write_text(
+        json.dumps(
+            {
+                "fingerprint": inputs.fingerprint(),
+                "invocation_id": get_invocation_id(),
+                "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
+                "command": task.args.WHICH,
+                "nodes": len(statuses),
+                "warnings": statuses.count("warn"),
+            },
+            indent=2,
+        )
+        + "\n"
+    )
+
+
+def _nothing_to_do(task: Any, recorded: dict[str, Any]) -> Any:
+    """The result of a run with nothing to do: no node, run_results.json written as dbt writes it."""
+    from dbt_common.events.functions import fire_event
+    from dbt_common.events.types import Note
+
+    warnings = recorded.get("warnings") or 0
+    fire_event(
+        Note(
+            msg=(
+                "Nothing to do: nothing landed and nothing changed since the last successful\n"
+                f"dbt {recorded.get('command')} ({recorded.get('finished_at')}, {recorded.get('nodes')} nodes"
+                + (f", {warnings} warnings" if warnings else "")
+                + "). No Spark was started.\n"
+                f"To run anyway: --full-refresh, or --vars '{{{SWITCH_VAR}: false}}'."
+            )
+        )
+    )
+    result = task.get_result(
+        results=[], elapsed_time=0.0, generated_at=datetime.now(UTC).replace(tzinfo=None)
+    )
+    if task.args.WRITE_JSON:
+        result.write(task.result_path())
+    return result

@@ -1,0 +1,101 @@
+"""The fingerprint of a run's inputs (dbt_cdc_udfs.unchanged_runs): the same files and settings
+give the same fingerprint in any process; a file landed, touched or removed in the landing, the
+project, the warehouse or the metastore changes that part, and only that part."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from dbt_cdc_udfs.unchanged_runs import RunInputs, _derby_folder, _local_path
+
+
+def inputs(root: Path, **settings: object) -> RunInputs:
+    return RunInputs(
+        settings={"command": "build", **settings},
+        project_root=root,
+        project_paths=(root / "models", root / "dbt_project.yml"),
+        landing_root=root / "landing",
+        warehouse=root / "state" / "warehouse",
+        metastore=root / "state" / "metastore_db",
+        record=root / "target" / "cdc_last_successful_run.json",
+    )
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    for path, text in {
+        "models/a.sql": "select 1",
+        "dbt_project.yml": "name: x",
+        "landing/debezium/json_lines/batch-000.jsonl": "{}\n",
+        "state/warehouse/cdc_marts.db/t/part-0.parquet": "x",
+        "state/metastore_db/seg0/c10.dat": "x",
+    }.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    return tmp_path
+
+
+def changed_parts(before: dict[str, str], after: dict[str, str]) -> list[str]:
+    return sorted(part for part in before if before[part] != after[part])
+
+
+def test_the_same_inputs_give_the_same_fingerprint(root: Path) -> None:
+    assert inputs(root).fingerprint() == inputs(root).fingerprint()
+
+
+@pytest.mark.parametrize(
+    ("path", "part"),
+    [
+        ("landing/debezium/json_lines/batch-001.jsonl", "landing"),
+        ("models/b.sql", "project"),
+        ("state/warehouse/cdc_marts.db/t/part-1.parquet", "warehouse"),
+        ("state/metastore_db/seg0/c20.dat", "metastore"),
+    ],
+)
+def test_a_new_file_changes_its_part_only(root: Path, path: str, part: str) -> None:
+    before = inputs(root).fingerprint()
+    (root / path).write_text("new")
+    assert changed_parts(before, inputs(root).fingerprint()) == [part]
+
+
+def test_a_file_touched_or_removed_changes_the_fingerprint(root: Path) -> None:
+    landed = root / "landing/debezium/json_lines/batch-000.jsonl"
+    before = inputs(root).fingerprint()
+    stat = landed.stat()
+    os.utime(landed, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
+    touched = inputs(root).fingerprint()
+    assert changed_parts(before, touched) == ["landing"]
+    (root / "state/warehouse/cdc_marts.db/t/part-0.parquet").unlink()
+    assert changed_parts(touched, inputs(root).fingerprint()) == ["warehouse"]
+
+
+def test_other_settings_change_the_settings_part(root: Path) -> None:
+    before = inputs(root, select=None).fingerprint()
+    assert changed_parts(before, inputs(root, select=("stg_debezium__records",)).fingerprint()) == [
+        "settings"
+    ]
+
+
+def test_a_missing_folder_is_part_of_the_fingerprint(root: Path) -> None:
+    (root / "landing/debezium/json_lines/batch-000.jsonl").unlink()
+    (root / "landing/debezium/json_lines").rmdir()
+    before = inputs(root).fingerprint()
+    (root / "landing/debezium/json_lines").mkdir()
+    assert before == inputs(root).fingerprint(), "an empty folder holds no file"
+    (root / "state/metastore_db/seg0/c10.dat").unlink()
+    (root / "state/metastore_db/seg0").rmdir()
+    (root / "state/metastore_db").rmdir()
+    assert changed_parts(before, inputs(root).fingerprint()) == ["metastore"]
+
+
+def test_only_local_folders_and_an_embedded_metastore_are_fingerprinted(tmp_path: Path) -> None:
+    assert _local_path(".spark/warehouse", tmp_path) == tmp_path / ".spark/warehouse"
+    assert _local_path("file:///data/warehouse", tmp_path) == Path("/data/warehouse")
+    assert _local_path("s3a://bucket/warehouse", tmp_path) is None
+    assert _derby_folder("jdbc:derby:;databaseName=.spark/metastore_db;create=true", tmp_path) == (
+        tmp_path / ".spark/metastore_db"
+    )
+    assert _derby_folder("jdbc:postgresql://db/metastore", tmp_path) is None
