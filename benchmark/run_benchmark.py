@@ -447,9 +447,14 @@ def _project_run(
         server_pids=server_pids,
     )
     seconds, per_model = model_seconds(project / "target" / "run_results.json")
+    # the project's dbt plugin found nothing landed or changed since the last successful run: no node ran
+    nothing_to_do = (
+        "Nothing to do: nothing landed and nothing changed" in (work / f"dbt-{slug}.log").read_text()
+    )
     shutil.copyfile(project / "target" / "run_results.json", work / f"run_results-{slug}.json")
     print(
-        f"   models {seconds} s, wall {run['wall_s']} s, CPU {run['cpu_s']} s, peak RSS {run['peak_process_rss_mib']} MiB",
+        f"   models {seconds} s, wall {run['wall_s']} s, CPU {run['cpu_s']} s, peak RSS {run['peak_process_rss_mib']} MiB"
+        + (" (nothing to do: no Spark started)" if nothing_to_do else ""),
         flush=True,
     )
     return {
@@ -460,6 +465,7 @@ def _project_run(
         "cpu_s": run["cpu_s"],
         "peak_rss_mib": run["peak_process_rss_mib"],
         "per_model_s": per_model,
+        "nothing_to_do": nothing_to_do,
     }
 
 
@@ -569,7 +575,7 @@ def summary(report: dict[str, Any]) -> str:
     for run in runs:
         eps = run["events"] / run["model_s"] if run["events"] and run["model_s"] else None
         lines.append(
-            f"| {run['stage']} | {run['events']} | {run['model_s']} | {run['wall_s']} | {f'{eps:,.0f}' if eps else '-'} "
+            f"| {run['stage']}{' (nothing to do: no Spark started)' if run.get('nothing_to_do') else ''} | {run['events']} | {run['model_s']} | {run['wall_s']} | {f'{eps:,.0f}' if eps else '-'} "
             f"| {ratio(eps, hand_eps) if run is full else '-'} | {ratio(eps, floor_eps) if run is full else '-'} "
             f"| {ratio(run['model_s'], full['model_s']) if run is not full else '-'} | {run['cpu_s']} | {run['peak_rss_mib']} |"
         )

@@ -79,6 +79,8 @@ class Progress:
             if name == "FinishedRunningStats" and self.tests_passed:
                 return wrapped(f"{self.tests_passed} data tests passed. {event['info']['msg']}")
             return wrapped(event["info"]["msg"])
+        if name == "Note" and level == "info" and event["info"]["msg"].startswith("Nothing to do"):
+            return wrapped(event["info"]["msg"])  # a run with nothing to do (python_udfs' dbt plugin)
         if level in ("warn", "error") and clean(event["info"]["msg"]):
             return wrapped(event["info"]["msg"], "  ")
         return None
