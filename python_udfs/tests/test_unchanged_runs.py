@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from dbt_cdc_udfs.unchanged_runs import RunInputs, _derby_folder, _local_path
+from dbt_cdc_udfs.unchanged_runs import WRITTEN_PARTS, RunInputs, _derby_folder, _local_path, covered_by_run
 
 
 def inputs(root: Path, **settings: object) -> RunInputs:
@@ -38,7 +38,7 @@ def root(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def changed_parts(before: dict[str, str], after: dict[str, str]) -> list[str]:
+def differing(before: dict[str, str], after: dict[str, str]) -> list[str]:
     return sorted(part for part in before if before[part] != after[part])
 
 
@@ -58,7 +58,7 @@ def test_the_same_inputs_give_the_same_fingerprint(root: Path) -> None:
 def test_a_new_file_changes_its_part_only(root: Path, path: str, part: str) -> None:
     before = inputs(root).fingerprint()
     (root / path).write_text("new")
-    assert changed_parts(before, inputs(root).fingerprint()) == [part]
+    assert differing(before, inputs(root).fingerprint()) == [part]
 
 
 def test_a_file_touched_or_removed_changes_the_fingerprint(root: Path) -> None:
@@ -67,16 +67,25 @@ def test_a_file_touched_or_removed_changes_the_fingerprint(root: Path) -> None:
     stat = landed.stat()
     os.utime(landed, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
     touched = inputs(root).fingerprint()
-    assert changed_parts(before, touched) == ["landing"]
+    assert differing(before, touched) == ["landing"]
     (root / "state/warehouse/cdc_marts.db/t/part-0.parquet").unlink()
-    assert changed_parts(touched, inputs(root).fingerprint()) == ["warehouse"]
+    assert differing(touched, inputs(root).fingerprint()) == ["warehouse"]
+
+
+def test_a_run_covers_the_files_it_read_as_they_were_when_it_started(root: Path) -> None:
+    at_start = inputs(root).fingerprint()
+    (root / "landing/debezium/json_lines/batch-001.jsonl").write_text("landed during the run")
+    (root / "state/warehouse/cdc_marts.db/t/part-1.parquet").write_text("written by the run")
+    covered = covered_by_run(at_start, inputs(root).fingerprint(WRITTEN_PARTS))
+    assert differing(covered, inputs(root).fingerprint()) == ["landing"], (
+        "the file landed during the run makes the next run run"
+    )
+    assert covered["warehouse"] != at_start["warehouse"], "what the run wrote is covered as it left it"
 
 
 def test_other_settings_change_the_settings_part(root: Path) -> None:
     before = inputs(root, select=None).fingerprint()
-    assert changed_parts(before, inputs(root, select=("stg_debezium__records",)).fingerprint()) == [
-        "settings"
-    ]
+    assert differing(before, inputs(root, select=("stg_debezium__records",)).fingerprint()) == ["settings"]
 
 
 def test_a_missing_folder_is_part_of_the_fingerprint(root: Path) -> None:
@@ -88,7 +97,7 @@ def test_a_missing_folder_is_part_of_the_fingerprint(root: Path) -> None:
     (root / "state/metastore_db/seg0/c10.dat").unlink()
     (root / "state/metastore_db/seg0").rmdir()
     (root / "state/metastore_db").rmdir()
-    assert changed_parts(before, inputs(root).fingerprint()) == ["metastore"]
+    assert differing(before, inputs(root).fingerprint()) == ["metastore"]
 
 
 def test_only_local_folders_and_an_embedded_metastore_are_fingerprinted(tmp_path: Path) -> None:

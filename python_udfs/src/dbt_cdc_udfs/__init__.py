@@ -104,7 +104,7 @@ def start_session_early() -> None:
         return
     project = objects.get("project")
     inputs = run_inputs(flags, project, objects.get("profile")) if project is not None else None
-    if inputs is not None and up_to_date(inputs) is not None:
+    if inputs is not None and up_to_date(inputs):
         return
     threading.Thread(target=_start_session, args=(parameters,), name="cdc-spark-start", daemon=True).start()
 

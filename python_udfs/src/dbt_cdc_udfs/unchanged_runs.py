@@ -37,6 +37,10 @@ _MARK = "_cdc_unchanged_runs_skipped"
 _SUCCESSFUL = frozenset(["success", "pass", "warn"])
 # The project files a run reads, besides its paths (model-paths, macro-paths, ...)
 _PROJECT_FILES = ("dbt_project.yml", "packages.yml", "dependencies.yml", "selectors.yml")
+# the parts of a fingerprint: what a run reads, then what it writes
+READ_PARTS = ("settings", "project", "landing")
+WRITTEN_PARTS = ("warehouse", "metastore")
+PARTS = (*READ_PARTS, *WRITTEN_PARTS)
 
 
 @dataclass(frozen=True)
@@ -51,7 +55,7 @@ class RunInputs:
     metastore: Path
     record: Path
 
-    def fingerprint(self) -> dict[str, str]:
+    def fingerprint(self, parts: tuple[str, ...] = PARTS) -> dict[str, str]:
         """sha256 of the settings, and of each part's files (path, size, modification time)."""
         roots = {
             "project": self.project_paths,
@@ -59,13 +63,23 @@ class RunInputs:
             "warehouse": (self.warehouse,),
             "metastore": (self.metastore,),
         }
-        parts = {"settings": hashlib.sha256(json.dumps(self.settings, sort_keys=True, default=str).encode())}
-        for part, paths in roots.items():
-            parts[part] = hashlib.sha256()
-            for path in paths:
+        digests = {}
+        for part in parts:
+            digest = hashlib.sha256()
+            if part == "settings":
+                digest.update(json.dumps(self.settings, sort_keys=True, default=str).encode())
+            for path in roots.get(part, ()):
                 for entry in _files(path):
-                    parts[part].update(f"{entry}\n".encode())
-        return {part: digest.hexdigest() for part, digest in parts.items()}
+                    digest.update(f"{entry}\n".encode())
+            digests[part] = digest.hexdigest()
+        return digests
+
+
+def covered_by_run(at_start: dict[str, str], at_end: dict[str, str]) -> dict[str, str]:
+    """The fingerprint a successful run covers: what it read as it was when it started (a file
+    that lands during the run is not covered, so the next run runs and stages it), what it wrote
+    as it left it."""
+    return {**{part: at_start[part] for part in READ_PARTS}, **{part: at_end[part] for part in WRITTEN_PARTS}}
 
 
 def _files(root: Path) -> list[str]:
@@ -202,30 +216,22 @@ def _succeeded(result: Any) -> bool:
     return bool(results) and all(str(getattr(node, "status", "")) in _SUCCESSFUL for node in results)
 
 
-def up_to_date(inputs: RunInputs, log_changes: bool = False) -> dict[str, Any] | None:
-    """The record of the last successful run when `inputs` are what it left, else None (with
-    log_changes, dbt's debug log names the parts that changed)."""
+def changed_parts(inputs: RunInputs) -> tuple[list[str], dict[str, str], dict[str, Any] | None]:
+    """The parts of `inputs` that differ from the record of the last successful run (every
+    part when there is none), their fingerprint now, and the record."""
+    now = inputs.fingerprint()
     recorded = _recorded(inputs.record)
-    if recorded is None:
-        return None
-    before = recorded.get("fingerprint")
+    before = recorded.get("fingerprint") if recorded is not None else None
     changed = [
-        part
-        for part, digest in inputs.fingerprint().items()
-        if not isinstance(before, dict) or before.get(part) != digest
+        part for part, digest in now.items() if not isinstance(before, dict) or before.get(part) != digest
     ]
-    if not changed:
-        return recorded
-    if log_changes:
-        from dbt_common.events.base_types import EventLevel
-        from dbt_common.events.functions import fire_event
-        from dbt_common.events.types import Note
+    return changed, now, recorded
 
-        fire_event(
-            Note(msg=f"cdc: changed since the last successful run ({RECORD_FILE}): {', '.join(changed)}"),
-            level=EventLevel.DEBUG,
-        )
-    return None
+
+def up_to_date(inputs: RunInputs) -> bool:
+    """True when `inputs` are what the last successful run of the same command left."""
+    changed, _, recorded = changed_parts(inputs)
+    return recorded is not None and not changed
 
 
 def install_unchanged_run_skip() -> None:
@@ -241,20 +247,29 @@ def install_unchanged_run_skip() -> None:
         inputs = run_inputs(self.args, self.config, self.config)
         if inputs is None:
             return original(self)
-        recorded = up_to_date(inputs, log_changes=True)
-        if recorded is not None:
+        changed, at_start, recorded = changed_parts(inputs)
+        if recorded is not None and not changed:
             return _nothing_to_do(self, recorded)
+        if recorded is not None:
+            from dbt_common.events.base_types import EventLevel
+            from dbt_common.events.functions import fire_event
+            from dbt_common.events.types import Note
+
+            fire_event(
+                Note(msg=f"cdc: changed since the last successful run ({RECORD_FILE}): {', '.join(changed)}"),
+                level=EventLevel.DEBUG,
+            )
         inputs.record.unlink(missing_ok=True)  # what follows changes what the record describes
         result = original(self)
         if _succeeded(result):
-            _record(self, inputs, result)
+            _record(self, inputs, covered_by_run(at_start, inputs.fingerprint(WRITTEN_PARTS)), result)
         return result
 
     setattr(run, _MARK, True)
     RunTask.run = run  # type: ignore[method-assign]
 
 
-def _record(task: Any, inputs: RunInputs, result: Any) -> None:
+def _record(task: Any, inputs: RunInputs, fingerprint: dict[str, str], result: Any) -> None:
     from dbt_common.invocation import get_invocation_id
 
     statuses = [str(node.status) for node in result.results]
@@ -262,7 +277,7 @@ def _record(task: Any, inputs: RunInputs, result: Any) -> None:
     inputs.record.write_text(
         json.dumps(
             {
-                "fingerprint": inputs.fingerprint(),
+                "fingerprint": fingerprint,
                 "invocation_id": get_invocation_id(),
                 "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
                 "command": task.args.WHICH,
