@@ -9,7 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from dbt_cdc_udfs.unchanged_runs import WRITTEN_PARTS, RunInputs, _derby_folder, _local_path, covered_by_run
+from dbt_cdc_udfs.unchanged_runs import (
+    WRITTEN_PARTS,
+    RunInputs,
+    _derby_folder,
+    _local_path,
+    _project_environment,
+    _without_jvm_tuning,
+    covered_by_run,
+)
 
 
 def inputs(root: Path, **settings: object) -> RunInputs:
@@ -86,6 +94,45 @@ def test_a_run_covers_the_files_it_read_as_they_were_when_it_started(root: Path)
 def test_other_settings_change_the_settings_part(root: Path) -> None:
     before = inputs(root, select=None).fingerprint()
     assert differing(before, inputs(root, select=("stg_debezium__records",)).fingerprint()) == ["settings"]
+
+
+def test_jvm_tuning_is_not_a_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    """bin/demo's first build records Spark's class archive, its second maps it: the same state."""
+    monkeypatch.setattr(
+        os,
+        "environ",
+        {
+            "CDC_SPARK_CLASS_SHARING": "-XX:ArchiveClassesAtExit=.venv/spark-classes.jsa",
+            "CDC_SPARK_JAVA_OPTIONS": "-XX:TieredStopAtLevel=1",
+            "CDC_SPARK_DRIVER_MEMORY": "2g",
+            "CDC_SCHEMA": "cdc",
+            "HOME": "/root",
+        },
+    )
+    assert _project_environment() == {"CDC_SCHEMA": "cdc"}
+    recording, mapping = (
+        {
+            "spark.driver.memory": memory,
+            "spark.driver.extraJavaOptions": f"-Dderby.system.home=.spark -XX:+UseSerialGC {sharing} -Xmn384m",
+            "spark.sql.session.timeZone": "UTC",
+        }
+        for memory, sharing in (
+            ("4g", "-XX:ArchiveClassesAtExit=.venv/spark-classes.jsa"),
+            ("2g", "-XX:SharedArchiveFile=.venv/spark-classes.jsa -Xshare:auto"),
+        )
+    )
+    assert (
+        _without_jvm_tuning(recording)
+        == _without_jvm_tuning(mapping)
+        == {
+            "spark.driver.extraJavaOptions": "-Dderby.system.home=.spark",
+            "spark.sql.session.timeZone": "UTC",
+        }
+    )
+    # a system property can change results (a time zone): it stays
+    assert _without_jvm_tuning(
+        {"spark.driver.extraJavaOptions": "-Duser.timezone=UTC"}
+    ) != _without_jvm_tuning({"spark.driver.extraJavaOptions": "-Duser.timezone=Asia/Shanghai"})
 
 
 def test_a_missing_folder_is_part_of_the_fingerprint(root: Path) -> None:

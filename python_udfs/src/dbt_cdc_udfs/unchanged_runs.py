@@ -41,6 +41,16 @@ _PROJECT_FILES = ("dbt_project.yml", "packages.yml", "dependencies.yml", "select
 READ_PARTS = ("settings", "project", "landing")
 WRITTEN_PARTS = ("warehouse", "metastore")
 PARTS = (*READ_PARTS, *WRITTEN_PARTS)
+# Settings that tune the driver's JVM and cannot change what the SQL reads or writes. bin/demo's
+# first build records Spark's class archive and its second maps it, so CDC_SPARK_CLASS_SHARING
+# differs between two demos on the same state; with it in the fingerprint the second never skipped.
+_JVM_TUNING_ENVIRONMENT = frozenset(
+    ["CDC_SPARK_CLASS_SHARING", "CDC_SPARK_JAVA_OPTIONS", "CDC_SPARK_DRIVER_MEMORY"]
+)
+_JVM_TUNING_PARAMETERS = frozenset(["spark.driver.memory"])
+# in spark.driver.extraJavaOptions: -XX: (GC, JIT, class sharing), -Xshare, heap sizes. System
+# properties (-D..., a time zone for one) stay: they can change results.
+_JVM_TUNING_OPTIONS = ("-XX:", "-Xshare", "-Xmn", "-Xms", "-Xmx", "-Xss")
 
 
 @dataclass(frozen=True)
@@ -177,8 +187,8 @@ def run_inputs(flags: Any, project: Any, profile: Any) -> RunInputs | None:
         "cli_vars": cli_vars,
         "target": profile.target_name,
         "schema": getattr(credentials, "schema", None),
-        "server_side_parameters": parameters,
-        "environment": {name: value for name, value in os.environ.items() if name.startswith("CDC_")},
+        "server_side_parameters": _without_jvm_tuning(parameters),
+        "environment": _project_environment(),
         # the code that runs the SQL: another dbt, adapter, Spark or helpers may read the same files differently
         "versions": {
             name: _version(name) for name in ("dbt-core", "dbt-spark", "pyspark", "cdc-python-udfs")
@@ -193,6 +203,27 @@ def run_inputs(flags: Any, project: Any, profile: Any) -> RunInputs | None:
         metastore=metastore,
         record=project_root / project.target_path / RECORD_FILE,
     )
+
+
+def _project_environment() -> dict[str, str]:
+    """The project's environment variables (CDC_*) less those that only tune the driver's JVM."""
+    return {
+        name: value
+        for name, value in os.environ.items()
+        if name.startswith("CDC_") and name not in _JVM_TUNING_ENVIRONMENT
+    }
+
+
+def _without_jvm_tuning(parameters: dict[str, str]) -> dict[str, str]:
+    """The profile's Spark settings less those that only tune the driver's JVM."""
+    kept = {name: value for name, value in parameters.items() if name not in _JVM_TUNING_PARAMETERS}
+    if "spark.driver.extraJavaOptions" in kept:
+        kept["spark.driver.extraJavaOptions"] = " ".join(
+            option
+            for option in kept["spark.driver.extraJavaOptions"].split()
+            if not option.startswith(_JVM_TUNING_OPTIONS)
+        )
+    return kept
 
 
 def _version(distribution: str) -> str | None:
