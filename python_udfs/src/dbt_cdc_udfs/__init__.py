@@ -21,14 +21,20 @@ at all (unchanged_runs).
 
 from __future__ import annotations
 
-import os
 import threading
 from typing import Any
 
 from dbt.plugins.manager import dbtPlugin
 
 from cdc_udfs import HELPER_NAMES
-from dbt_cdc_udfs.unchanged_runs import install_unchanged_run_skip, run_inputs, up_to_date
+from dbt_cdc_udfs.unchanged_runs import (
+    install_unchanged_run_skip,
+    log_note,
+    run_inputs,
+    server_side_parameters,
+    spark_in_this_process,
+    up_to_date,
+)
 
 _MARK = "_cdc_helpers_registered"
 
@@ -93,33 +99,24 @@ def start_session_early() -> None:
     objects = context.obj if context is not None and isinstance(context.obj, dict) else {}
     flags = objects.get("flags")
     credentials = getattr(objects.get("profile"), "credentials", None)
-    method = getattr(credentials, "method", None)
-    parameters: dict[str, str] = dict(getattr(credentials, "server_side_parameters", None) or {})
-    if (
-        getattr(flags, "WHICH", None) not in _COMMANDS_THAT_RUN_SQL
-        or str(getattr(method, "value", method)) != "session"
-        or os.environ.get("SPARK_REMOTE")
-        or "spark.remote" in parameters
-    ):
+    if getattr(flags, "WHICH", None) not in _COMMANDS_THAT_RUN_SQL or not spark_in_this_process(credentials):
         return
     project = objects.get("project")
     inputs = run_inputs(flags, project, objects.get("profile")) if project is not None else None
     if inputs is not None and up_to_date(inputs):
         return
-    threading.Thread(target=_start_session, args=(parameters,), name="cdc-spark-start", daemon=True).start()
+    threading.Thread(
+        target=_start_session,
+        args=(server_side_parameters(credentials),),
+        name="cdc-spark-start",
+        daemon=True,
+    ).start()
 
 
 def _start_session(parameters: dict[str, str]) -> None:
     try:
-        from dbt_common.events.base_types import EventLevel
-        from dbt_common.events.functions import fire_event
-        from dbt_common.events.types import Note
-
         session = dbt_spark_session(parameters)
-        fire_event(
-            Note(msg="cdc_udfs: the Spark session was started while dbt parsed the project"),
-            level=EventLevel.DEBUG,
-        )
+        log_note("cdc_udfs: the Spark session was started while dbt parsed the project", debug=True)
         session.sql("show databases").collect()
     except Exception:  # dbt's first statement starts the session again and reports what fails
         return

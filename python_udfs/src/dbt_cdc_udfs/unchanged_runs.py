@@ -132,25 +132,47 @@ def _derby_folder(connection_url: str, project_root: Path) -> Path | None:
     return None
 
 
+def log_note(message: str, *, debug: bool = False) -> None:
+    """Logs `message` as a dbt Note (shown by dbt's log formats; with debug, only under --debug)."""
+    from dbt_common.events.base_types import EventLevel
+    from dbt_common.events.functions import fire_event
+    from dbt_common.events.types import Note
+
+    fire_event(Note(msg=message), level=EventLevel.DEBUG if debug else EventLevel.INFO)
+
+
+def server_side_parameters(credentials: Any) -> dict[str, str]:
+    """The Spark settings of a dbt-spark profile (its server_side_parameters)."""
+    return dict(getattr(credentials, "server_side_parameters", None) or {})
+
+
+def spark_in_this_process(credentials: Any) -> bool:
+    """True when the profile's Spark runs inside the dbt process: dbt-spark's `session` method
+    without a Spark Connect remote (the `local` profile), not `connect` nor `thrift`."""
+    method = getattr(credentials, "method", None)
+    return (
+        str(getattr(method, "value", method)) == "session"
+        and not os.environ.get("SPARK_REMOTE")
+        and "spark.remote" not in server_side_parameters(credentials)
+    )
+
+
 def run_inputs(flags: Any, project: Any, profile: Any) -> RunInputs | None:
     """The inputs of a dbt run or build (dbt's flags, project and profile; a task's RuntimeConfig
     is both) when the check applies to it, else None: another command, a full refresh, the
     switch var off, or Spark outside this process."""
     credentials = profile.credentials
-    parameters: dict[str, str] = dict(getattr(credentials, "server_side_parameters", None) or {})
+    parameters = server_side_parameters(credentials)
     project_root = Path(project.project_root)
     project_vars = dict(project.vars.to_dict())
     cli_vars = dict(getattr(flags, "VARS", None) or {})
     switch = cli_vars.get(SWITCH_VAR, project_vars.get(SWITCH_VAR, True))
-    method = getattr(credentials, "method", None)
     if (
         getattr(flags, "WHICH", None) not in _COMMANDS
         or getattr(flags, "FULL_REFRESH", False)
         or switch is False
         or str(switch).lower() == "false"
-        or str(getattr(method, "value", method)) != "session"
-        or os.environ.get("SPARK_REMOTE")
-        or "spark.remote" in parameters
+        or not spark_in_this_process(credentials)
         or parameters.get("spark.hadoop.hive.metastore.uris")
     ):
         return None
@@ -282,13 +304,9 @@ def install_unchanged_run_skip() -> None:
         if recorded is not None and not changed:
             return _nothing_to_do(self, recorded)
         if recorded is not None:
-            from dbt_common.events.base_types import EventLevel
-            from dbt_common.events.functions import fire_event
-            from dbt_common.events.types import Note
-
-            fire_event(
-                Note(msg=f"cdc: changed since the last successful run ({RECORD_FILE}): {', '.join(changed)}"),
-                level=EventLevel.DEBUG,
+            log_note(
+                f"cdc: changed since the last successful run ({RECORD_FILE}): {', '.join(changed)}",
+                debug=True,
             )
         inputs.record.unlink(missing_ok=True)  # what follows changes what the record describes
         result = original(self)
@@ -323,20 +341,13 @@ def _record(task: Any, inputs: RunInputs, fingerprint: dict[str, str], result: A
 
 def _nothing_to_do(task: Any, recorded: dict[str, Any]) -> Any:
     """The result of a run with nothing to do: no node, run_results.json written as dbt writes it."""
-    from dbt_common.events.functions import fire_event
-    from dbt_common.events.types import Note
-
     warnings = recorded.get("warnings") or 0
-    fire_event(
-        Note(
-            msg=(
-                "Nothing to do: nothing landed and nothing changed since the last successful\n"
-                f"dbt {recorded.get('command')} ({recorded.get('finished_at')}, {recorded.get('nodes')} nodes"
-                + (f", {warnings} warnings" if warnings else "")
-                + "). No Spark was started.\n"
-                f"To run anyway: --full-refresh, or --vars '{{{SWITCH_VAR}: false}}'."
-            )
-        )
+    log_note(
+        "Nothing to do: nothing landed and nothing changed since the last successful\n"
+        f"dbt {recorded.get('command')} ({recorded.get('finished_at')}, {recorded.get('nodes')} nodes"
+        + (f", {warnings} warnings" if warnings else "")
+        + "). No Spark was started.\n"
+        f"To run anyway: --full-refresh, or --vars '{{{SWITCH_VAR}: false}}'."
     )
     result = task.get_result(
         results=[], elapsed_time=0.0, generated_at=datetime.now(UTC).replace(tzinfo=None)
