@@ -1,0 +1,87 @@
+"""Times one compiled model's select several times in one JVM: the first run pays the new JVM
+(class loading, the JIT, Janino), the later ones show what the work itself costs.
+
+Runs in PySpark with the `local` profile's Spark settings (profiles/profiles.yml, rendered with
+this environment: CDC_SPARK_STATE_DIR picks the warehouse and metastore) and writes to Spark's
+`noop` sink, so nothing in the warehouse changes. Prints per run the analysis and total seconds,
+and Spark's codegen counters (compilations, Janino milliseconds). For example, over a warehouse
+the benchmark kept (`run_benchmark.py --keep --work-dir W`):
+
+    CDC_SPARK_STATE_DIR=W/cdc-benchmark-*/spark .venv/bin/python benchmark/cold_and_warm.py \\
+        W/cdc-benchmark-*/project/target/compiled/cdc_lakehouse/models/staging/debezium/stg_debezium__records.sql
+
+The compiled SQL of an incremental model is that of the model's last run (its new files only).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import yaml
+
+PROJECT_DIR = Path(__file__).resolve().parent.parent
+# the settings that differ by mode; everything else is the profile's
+MODES = {
+    "default": {},
+    "no-whole-stage": {"spark.sql.codegen.wholeStage": "false"},
+    "interpreted": {"spark.sql.codegen.wholeStage": "false", "spark.sql.codegen.factoryMode": "NO_CODEGEN"},
+}
+
+
+def local_profile_settings() -> dict[str, str]:
+    """The `local` output's server_side_parameters, rendered as dbt would (env_var only)."""
+    template = jinja2.Template((PROJECT_DIR / "profiles" / "profiles.yml").read_text())
+    rendered = template.render(env_var=lambda name, default="": os.environ.get(name, default))
+    profile = next(iter(yaml.safe_load(rendered).values()))
+    return {str(k): str(v) for k, v in profile["outputs"]["local"]["server_side_parameters"].items()}
+
+
+def codegen_counters(spark: Any) -> tuple[int, int]:
+    """Spark's codegen compilations so far in this JVM, and the milliseconds Janino took for them."""
+    metrics = spark._jvm.org.apache.spark.metrics.source.CodegenMetrics
+    histogram = metrics.METRIC_COMPILATION_TIME()
+    return int(histogram.getCount()), int(sum(histogram.getSnapshot().getValues()))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("compiled_sql", type=Path, help="a model's compiled select (target/compiled/...)")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--mode", choices=sorted(MODES), default="default")
+    args = parser.parse_args(argv)
+
+    from pyspark.sql import SparkSession
+
+    sql = args.compiled_sql.read_text()
+    os.chdir(PROJECT_DIR)  # the profile's paths (.spark, .venv, profiles/) are the project's
+    builder = SparkSession.builder.enableHiveSupport()
+    for name, value in {**local_profile_settings(), **MODES[args.mode]}.items():
+        builder = builder.config(name, value)
+    started = time.perf_counter()
+    spark = builder.getOrCreate()
+    spark.sql("show databases").collect()
+    print(f"{args.mode}: session {time.perf_counter() - started:.2f} s", flush=True)
+    for run in range(1, args.runs + 1):
+        started = time.perf_counter()
+        frame = spark.sql(sql)
+        analysed = time.perf_counter()
+        frame.write.format("noop").mode("overwrite").save()
+        compilations, janino_ms = codegen_counters(spark)
+        print(
+            f"{args.mode}: run {run} analysis {analysed - started:.2f} s, total {time.perf_counter() - started:.2f} s;"
+            f" codegen so far {compilations} compilations, {janino_ms} ms",
+            flush=True,
+        )
+    spark.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
