@@ -96,13 +96,27 @@ def test_other_settings_change_the_settings_part(root: Path) -> None:
     assert differing(before, inputs(root, select=("stg_debezium__records",)).fingerprint()) == ["settings"]
 
 
-def test_jvm_tuning_is_not_a_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+# bin/spark-class-archive's options: recording the archive, then using it (JDK 17-24, JDK 25)
+CLASS_SHARING_OPTIONS = [
+    (
+        "-XX:ArchiveClassesAtExit=.venv/spark-classes.jsa.recording -Xlog:cds*=off",
+        "-XX:SharedArchiveFile=.venv/spark-classes.jsa -Xshare:auto",
+    ),
+    (
+        "-XX:AOTCacheOutput=.venv/spark-classes.jsa.recording -Xlog:aot*=off -Xlog:cds*=off",
+        "-XX:AOTCache=.venv/spark-classes.jsa",
+    ),
+]
+
+
+@pytest.mark.parametrize(("recording", "using"), CLASS_SHARING_OPTIONS)
+def test_jvm_tuning_is_not_a_setting(monkeypatch: pytest.MonkeyPatch, recording: str, using: str) -> None:
     """bin/demo's first build records Spark's class archive, its second maps it: the same state."""
     monkeypatch.setattr(
         os,
         "environ",
         {
-            "CDC_SPARK_CLASS_SHARING": "-XX:ArchiveClassesAtExit=.venv/spark-classes.jsa",
+            "CDC_SPARK_CLASS_SHARING": recording,
             "CDC_SPARK_JAVA_OPTIONS": "-XX:TieredStopAtLevel=1",
             "CDC_SPARK_DRIVER_MEMORY": "2g",
             "CDC_SCHEMA": "cdc",
@@ -110,20 +124,17 @@ def test_jvm_tuning_is_not_a_setting(monkeypatch: pytest.MonkeyPatch) -> None:
         },
     )
     assert _project_environment() == {"CDC_SCHEMA": "cdc"}
-    recording, mapping = (
+    first, second = (
         {
             "spark.driver.memory": memory,
             "spark.driver.extraJavaOptions": f"-Dderby.system.home=.spark -XX:+UseSerialGC {sharing} -Xmn384m",
             "spark.sql.session.timeZone": "UTC",
         }
-        for memory, sharing in (
-            ("4g", "-XX:ArchiveClassesAtExit=.venv/spark-classes.jsa"),
-            ("2g", "-XX:SharedArchiveFile=.venv/spark-classes.jsa -Xshare:auto"),
-        )
+        for memory, sharing in (("4g", recording), ("2g", using))
     )
     assert (
-        _without_jvm_tuning(recording)
-        == _without_jvm_tuning(mapping)
+        _without_jvm_tuning(first)
+        == _without_jvm_tuning(second)
         == {
             "spark.driver.extraJavaOptions": "-Dderby.system.home=.spark",
             "spark.sql.session.timeZone": "UTC",

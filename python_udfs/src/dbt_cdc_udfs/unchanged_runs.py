@@ -48,9 +48,10 @@ _JVM_TUNING_ENVIRONMENT = frozenset(
     ["CDC_SPARK_CLASS_SHARING", "CDC_SPARK_JAVA_OPTIONS", "CDC_SPARK_DRIVER_MEMORY"]
 )
 _JVM_TUNING_PARAMETERS = frozenset(["spark.driver.memory"])
-# in spark.driver.extraJavaOptions: -XX: (GC, JIT, class sharing), -Xshare, heap sizes. System
-# properties (-D..., a time zone for one) stay: they can change results.
-_JVM_TUNING_OPTIONS = ("-XX:", "-Xshare", "-Xmn", "-Xms", "-Xmx", "-Xss")
+# in spark.driver.extraJavaOptions: -XX: (GC, JIT, class sharing), -Xshare, heap sizes, the JVM's
+# own logging (-Xlog:cds*=off comes with the archive's recording). System properties (-D..., a
+# time zone for one) stay: they can change results.
+_JVM_TUNING_OPTIONS = ("-XX:", "-Xshare", "-Xlog:", "-Xmn", "-Xms", "-Xmx", "-Xss")
 
 
 @dataclass(frozen=True)
