@@ -7,9 +7,14 @@ changed; the var cdc_skip_unchanged_runs: false runs the models anyway."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
-from conftest import Dbt, land_files, sample_files, target_dir
+import yaml
+
+from dbt_cdc_udfs.unchanged_runs import _without_jvm_tuning
+
+from conftest import PROJECT_DIR, Dbt, land_files, sample_files, target_dir
 
 SCHEMA = "it_unchanged"
 RUN = ("run", "--select", "stg_debezium__records")
@@ -64,3 +69,32 @@ def test_a_run_with_nothing_to_do_starts_no_spark(dbt: Dbt, tmp_path: Path) -> N
     forced = run(cdc_skip_unchanged_runs=False)
     assert "Nothing to do" not in forced
     assert staging_message() == "nothing new"
+
+
+def test_the_class_archive_options_are_not_settings() -> None:
+    """bin/demo's first build runs with bin/spark-class-archive's options that record the class
+    archive, its second with those that use it: for both Javas the script knows, the profile's
+    Spark settings must fingerprint the same, or the second demo builds again. Read from the
+    script and the profile themselves, so that a new option in either is checked."""
+    script = (PROJECT_DIR / "bin" / "spark-class-archive").read_text()
+    assignments = re.findall(r'^\s*(use_option|record_option)="([^"]*)"', script, flags=re.MULTILINE)
+    options: dict[str, list[str]] = {"use_option": [], "record_option": []}
+    for name, value in assignments:
+        options[name].append(
+            value.replace("$recording", "/x/spark-classes.jsa.recording").replace(
+                "$archive", "/x/spark-classes.jsa"
+            )
+        )
+    assert len(options["use_option"]) == len(options["record_option"]) == 2, assignments  # JDK 25 and older
+    profile = yaml.safe_load((PROJECT_DIR / "profiles" / "profiles.yml").read_text())
+    java_options = profile["cdc_lakehouse"]["outputs"]["local"]["server_side_parameters"][
+        "spark.driver.extraJavaOptions"
+    ]
+    assert "env_var('CDC_SPARK_CLASS_SHARING'" in java_options
+    sharing = re.compile(r"\{\{ env_var\('CDC_SPARK_CLASS_SHARING'[^}]*\}\}")
+    for recording, using in zip(options["record_option"], options["use_option"], strict=True):
+        first, second = (
+            _without_jvm_tuning({"spark.driver.extraJavaOptions": sharing.sub(value, java_options)})
+            for value in (recording, using)
+        )
+        assert first == second, (recording, using)
