@@ -10,6 +10,7 @@ import json
 import re
 from pathlib import Path
 
+import jinja2
 import yaml
 
 from dbt_cdc_udfs.unchanged_runs import _without_jvm_tuning
@@ -86,15 +87,17 @@ def test_the_class_archive_options_are_not_settings() -> None:
             )
         )
     assert len(options["use_option"]) == len(options["record_option"]) == 2, assignments  # JDK 25 and older
-    profile = yaml.safe_load((PROJECT_DIR / "profiles" / "profiles.yml").read_text())
-    java_options = profile["cdc_lakehouse"]["outputs"]["local"]["server_side_parameters"][
-        "spark.driver.extraJavaOptions"
-    ]
-    assert "env_var('CDC_SPARK_CLASS_SHARING'" in java_options
-    sharing = re.compile(r"\{\{ env_var\('CDC_SPARK_CLASS_SHARING'[^}]*\}\}")
-    for recording, using in zip(options["record_option"], options["use_option"], strict=True):
-        first, second = (
-            _without_jvm_tuning({"spark.driver.extraJavaOptions": sharing.sub(value, java_options)})
-            for value in (recording, using)
+    profile = jinja2.Template((PROJECT_DIR / "profiles" / "profiles.yml").read_text())
+
+    def local_settings(class_sharing: str) -> dict[str, str]:
+        """The `local` profile's Spark settings, rendered as dbt would with CDC_SPARK_CLASS_SHARING set."""
+        environment = {"CDC_SPARK_CLASS_SHARING": class_sharing}
+        rendered = yaml.safe_load(
+            profile.render(env_var=lambda name, default="": environment.get(name, default))
         )
+        return rendered["cdc_lakehouse"]["outputs"]["local"]["server_side_parameters"]
+
+    for recording, using in zip(options["record_option"], options["use_option"], strict=True):
+        assert recording in local_settings(recording)["spark.driver.extraJavaOptions"]
+        first, second = (_without_jvm_tuning(local_settings(value)) for value in (recording, using))
         assert first == second, (recording, using)
