@@ -28,6 +28,8 @@ import pytest
 import yaml
 from pyspark.sql import SparkSession
 
+from dbt_cdc_udfs.small_runs import QUICK_JIT_OPTIONS
+
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 SHARED_DIR = PROJECT_DIR.parent / "shared"
 SAMPLE_LANDING = PROJECT_DIR / "sample_data" / "landing"
@@ -42,7 +44,7 @@ TARGET_NAME = f"pytest-{WORKER}" if WORKER else "pytest"
 # profile's JIT (`profile_jit`: the five-minute unit-test run keeps C2). The Connect server,
 # which lives through the whole session, keeps the profile's default (C2 too): through it, three
 # modules took 207 s with C1 only against 223 s, some tests slower, not a clear gain.
-SMALL_RUN_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m"
+SMALL_RUN_JAVA_OPTIONS = QUICK_JIT_OPTIONS
 
 # A dbt run through a Connect server that died waits for it without end (seen when the server ran
 # out of code cache): a run still going after this long fails its test instead of hanging the
@@ -256,8 +258,9 @@ class Dbt:
                 "CDC_THRIFT_HOST": "127.0.0.1",
                 "CDC_THRIFT_PORT": str(thrift_port),
             }
-        if target["CDC_TARGET"] == "local" and not profile_jit and "CDC_SPARK_JAVA_OPTIONS" not in os.environ:
-            target["CDC_SPARK_JAVA_OPTIONS"] = SMALL_RUN_JAVA_OPTIONS
+        if target["CDC_TARGET"] == "local" and "CDC_SPARK_JAVA_OPTIONS" not in os.environ:
+            # chosen here, not by the plugin's rule for a small landing (dbt_cdc_udfs.small_runs)
+            target["CDC_SPARK_JAVA_OPTIONS"] = "" if profile_jit else SMALL_RUN_JAVA_OPTIONS
         # PySpark marks this process as a Connect client (SPARK_CONNECT_MODE_ENABLED) once a
         # test opened a session; dbt must not inherit that when it runs Spark in-process.
         inherited = {

@@ -16,7 +16,8 @@ With Spark inside the dbt process (the `local` profile), the plugin also starts 
 while dbt parses the project (start_session_early), so that the JVM's start no longer waits
 for the parse, nor the parse for the JVM; and a `dbt run` or `dbt build` that has nothing to do
 (nothing landed or changed since the last successful run of the same command) starts no Spark
-at all (unchanged_runs).
+at all (unchanged_runs). A run with little newly landed starts that JVM with the JIT's first
+tier only (small_runs).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from typing import Any
 from dbt.plugins.manager import dbtPlugin
 
 from cdc_udfs import HELPER_NAMES
+from dbt_cdc_udfs.small_runs import with_jit_for_the_run
 from dbt_cdc_udfs.unchanged_runs import (
     install_unchanged_run_skip,
     log_note,
@@ -91,7 +93,8 @@ def start_session_early() -> None:
     (`SparkSession.builder.enableHiveSupport()`, the profile's parameters, `getOrCreate`), whose
     lock makes dbt's first statement wait for this start instead of starting a second one.
     Anything that fails here is left for that first statement to report as it always did.
-    Not when the run has nothing to do (unchanged_runs): then no Spark starts.
+    Not when the run has nothing to do (unchanged_runs): then no Spark starts. A run with
+    little newly landed gets the JIT's first tier only (small_runs).
     """
     import click
 
@@ -105,9 +108,15 @@ def start_session_early() -> None:
     inputs = run_inputs(flags, project, objects.get("profile")) if project is not None else None
     if inputs is not None and up_to_date(inputs):
         return
+    parameters = server_side_parameters(credentials)
+    for_the_run = with_jit_for_the_run(parameters, inputs)
+    if for_the_run != parameters:
+        log_note(
+            "cdc_udfs: little landed since the last successful run: the JIT's first tier only", debug=True
+        )
     threading.Thread(
         target=_start_session,
-        args=(server_side_parameters(credentials),),
+        args=(for_the_run,),
         name="cdc-spark-start",
         daemon=True,
     ).start()

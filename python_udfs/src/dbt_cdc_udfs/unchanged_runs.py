@@ -114,6 +114,25 @@ def _files(root: Path) -> list[str]:
     return sorted(entries)
 
 
+def landed_bytes(landing_root: Path) -> int:
+    """The size of every file under the landing root, in bytes (0 when it does not exist)."""
+    total = 0
+    for folder, _, names in os.walk(landing_root, followlinks=True):
+        for name in names:
+            try:
+                total += os.stat(os.path.join(folder, name)).st_size
+            except FileNotFoundError:  # removed while listed
+                continue
+    return total
+
+
+def recorded_landed_bytes(record: Path) -> int:
+    """landed_bytes when the last successful run started, from its record (0 without one)."""
+    recorded = _recorded(record)
+    value = recorded.get("landed_bytes") if recorded is not None else None
+    return value if isinstance(value, int) else 0
+
+
 def _local_path(location: str, project_root: Path) -> Path | None:
     """A local folder named by a path or a file: URI (relative to the project), else None."""
     parsed = urlparse(location)
@@ -301,6 +320,7 @@ def install_unchanged_run_skip() -> None:
         inputs = run_inputs(self.args, self.config, self.config)
         if inputs is None:
             return original(self)
+        landed_at_start = landed_bytes(inputs.landing_root)
         changed, at_start, recorded = changed_parts(inputs)
         if recorded is not None and not changed:
             return _nothing_to_do(self, recorded)
@@ -312,14 +332,15 @@ def install_unchanged_run_skip() -> None:
         inputs.record.unlink(missing_ok=True)  # what follows changes what the record describes
         result = original(self)
         if _succeeded(result):
-            _record(self, inputs, covered_by_run(at_start, inputs.fingerprint(WRITTEN_PARTS)), result)
+            fingerprint = covered_by_run(at_start, inputs.fingerprint(WRITTEN_PARTS))
+            _record(self, inputs, fingerprint, landed_at_start, result)
         return result
 
     setattr(run, _MARK, True)
     RunTask.run = run  # type: ignore[method-assign]
 
 
-def _record(task: Any, inputs: RunInputs, fingerprint: dict[str, str], result: Any) -> None:
+def _record(task: Any, inputs: RunInputs, fingerprint: dict[str, str], landed: int, result: Any) -> None:
     from dbt_common.invocation import get_invocation_id
 
     statuses = [str(node.status) for node in result.results]
@@ -333,6 +354,8 @@ def _record(task: Any, inputs: RunInputs, fingerprint: dict[str, str], result: A
                 "command": task.args.WHICH,
                 "nodes": len(statuses),
                 "warnings": statuses.count("warn"),
+                # the landing's size when the run started (dbt_cdc_udfs.small_runs)
+                "landed_bytes": landed,
             },
             indent=2,
         )
