@@ -23,7 +23,7 @@ QUICK_JIT_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m"
 # The benchmark's runs from one state, alternated (2026-11-29): +1% (7.2 MB of Debezium JSON)
 # 35.5/36.8 s with the first tier only against 37.9/42.2 s with both, +10% (70.8 MB) 52.1/56.8 s
 # against 64.3/53.3 s, a third less CPU each; the full build (697 MB) ran a third slower with
-# the first tier only. Between 71 and 697 MB nothing was measured: the bound is near the lower.
+# the first tier only, and a first build of 272 MB 9-15 % slower. The bound is near the lower end.
 SMALL_LANDING_BYTES = 96 * 1024 * 1024
 JIT_CHOICE_ENVIRONMENT = "CDC_SPARK_JAVA_OPTIONS"
 _JAVA_OPTIONS = "spark.driver.extraJavaOptions"
