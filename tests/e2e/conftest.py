@@ -43,8 +43,8 @@ TARGET_NAME = f"pytest-{WORKER}" if WORKER else "pytest"
 # JIT's first tier only, as bin/demo runs (README, "Small runs"), unless the run asks for the
 # profile's JIT (`profile_jit`: the five-minute unit-test run keeps C2). The Connect server,
 # which lives through the whole session, keeps the profile's default (C2 too): through it, three
-# modules took 207 s with C1 only against 223 s, some tests slower, not a clear gain.
-SMALL_RUN_JAVA_OPTIONS = QUICK_JIT_OPTIONS
+# modules took 207 s with C1 only against 223 s, some tests slower, not a clear gain. Dbt.invocation
+# passes QUICK_JIT_OPTIONS (from the plugin, the options it would choose itself) for that.
 
 # A dbt run through a Connect server that died waits for it without end (seen when the server ran
 # out of code cache): a run still going after this long fails its test instead of hanging the
@@ -246,7 +246,7 @@ class Dbt:
         in_process_state_dir is given, or on the server's warehouse and metastore service when
         in_process_beside_server is set; or through a Spark Thrift Server on 127.0.0.1 (the
         `cluster` target) when thrift_port is given. An in-process run compiles with C1 only
-        (SMALL_RUN_JAVA_OPTIONS) unless profile_jit is set or CDC_SPARK_JAVA_OPTIONS is."""
+        (QUICK_JIT_OPTIONS) unless profile_jit is set or CDC_SPARK_JAVA_OPTIONS is."""
         target = {"CDC_TARGET": "connect", "SPARK_REMOTE": self.server.remote}
         if in_process_state_dir is not None:
             target = {"CDC_TARGET": "local", "CDC_SPARK_STATE_DIR": str(in_process_state_dir)}
@@ -260,7 +260,7 @@ class Dbt:
             }
         if target["CDC_TARGET"] == "local" and "CDC_SPARK_JAVA_OPTIONS" not in os.environ:
             # chosen here, not by the plugin's rule for a small landing (dbt_cdc_udfs.small_runs)
-            target["CDC_SPARK_JAVA_OPTIONS"] = "" if profile_jit else SMALL_RUN_JAVA_OPTIONS
+            target["CDC_SPARK_JAVA_OPTIONS"] = "" if profile_jit else QUICK_JIT_OPTIONS
         # PySpark marks this process as a Connect client (SPARK_CONNECT_MODE_ENABLED) once a
         # test opened a session; dbt must not inherit that when it runs Spark in-process.
         inherited = {

@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import metadata
@@ -93,37 +94,37 @@ def covered_by_run(at_start: dict[str, str], at_end: dict[str, str]) -> dict[str
     return {**{part: at_start[part] for part in READ_PARTS}, **{part: at_end[part] for part in WRITTEN_PARTS}}
 
 
-def _files(root: Path) -> list[str]:
-    """`path<TAB>size<TAB>mtime_ns` of each file under root (root itself when a file), sorted;
-    a missing root is one line that says so, so that its appearance changes the fingerprint."""
+def _file_stats(root: Path) -> Iterator[tuple[str, os.stat_result | None]]:
+    """Each file under root (root itself when a file), with its stat; None for a file removed
+    while listed. Nothing for a root that does not exist."""
     if root.is_file():
-        stat = root.stat()
-        return [f"{root}\t{stat.st_size}\t{stat.st_mtime_ns}"]
-    if not root.is_dir():
-        return [f"{root}\tmissing"]
-    entries = []
+        yield str(root), root.stat()
+        return
     for folder, _, names in os.walk(root, followlinks=True):
         for name in names:
             path = os.path.join(folder, name)
             try:
-                stat = os.stat(path)
-            except FileNotFoundError:  # removed while listed: the fingerprint differs anyway
-                entries.append(f"{path}\tgone")
-                continue
-            entries.append(f"{path}\t{stat.st_size}\t{stat.st_mtime_ns}")
-    return sorted(entries)
+                stat: os.stat_result | None = os.stat(path)
+            except FileNotFoundError:
+                stat = None
+            yield path, stat
+
+
+def _files(root: Path) -> list[str]:
+    """`path<TAB>size<TAB>mtime_ns` of each file under root, sorted; a missing root is one line
+    that says so, so that its appearance changes the fingerprint, and so is a file removed while
+    listed (the fingerprint differs anyway)."""
+    if not root.is_file() and not root.is_dir():
+        return [f"{root}\tmissing"]
+    return sorted(
+        f"{path}\t{stat.st_size}\t{stat.st_mtime_ns}" if stat is not None else f"{path}\tgone"
+        for path, stat in _file_stats(root)
+    )
 
 
 def landed_bytes(landing_root: Path) -> int:
     """The size of every file under the landing root, in bytes (0 when it does not exist)."""
-    total = 0
-    for folder, _, names in os.walk(landing_root, followlinks=True):
-        for name in names:
-            try:
-                total += os.stat(os.path.join(folder, name)).st_size
-            except FileNotFoundError:  # removed while listed
-                continue
-    return total
+    return sum(stat.st_size for _, stat in _file_stats(landing_root) if stat is not None)
 
 
 def recorded_landed_bytes(record: Path) -> int:
