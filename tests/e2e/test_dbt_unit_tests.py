@@ -4,7 +4,7 @@ the dbt process (the `local` target), on a warehouse of their own. `+test_type:u
 models they read first (a rule model is ephemeral: never built), with `--empty`: a unit test's
 fixtures take only their columns from them (158 s -> 129 s for the whole run, 2026-11-25). Four
 threads, as bin/demo: while Spark analyses one test's query, dbt renders the next (the module
-alone took 238 s instead of 322 s with the profile's one thread, 2026-11-27). Its JVM keeps the
+alone took 238 s instead of 322 s with one thread, 2026-11-27). Its JVM keeps the
 profile's JIT (C2 too), not the C1 only of the other in-process runs: a five-minute run repays
 C2 (the module alone took 309 s with it against 343 s with C1 only, 2026-11-28)."""
 
