@@ -519,26 +519,21 @@
 {% endmacro %}
 
 
-{% macro cdc_any_change_staged_after(loaded_after=none, target_table=none) %}
+{% macro cdc_any_change_staged_after(loaded_after=none) %}
     {#-
-        True when a staging model holds a change staged after `loaded_after` (a timestamp
-        literal; none: any change), of `target_table`'s source tables when given (a registry
-        entry; none: of any table). One query that stops at the first such change: with nothing
-        new in nine staging models about 0.6 s warm, where a probe that aggregates the new
-        changes (cdc_tables_with_new_changes, cdc_state_plan) takes about 1 s.
+        True when a staging model holds a change (of any table) staged after `loaded_after` (a
+        timestamp literal; none: any change). One query that stops at the first such change:
+        with nothing new in nine staging models about 0.6 s warm, where a probe that aggregates
+        the new changes (cdc_tables_with_new_changes) takes about 1 s.
     -#}
     {%- set any_change -%}
         {%- for model_name in var('cdc_staging_models') %}
         (
             select 1 as found
             from {{ ref(model_name) }} as staged_records
-            {%- if target_table is not none %}
-            where {{ _cdc_staged_changes_condition(target_table, 'staged_records', loaded_after) | indent(12) }}
-            {%- else %}
             where staged_records.record_outcome = 'change'
             {%- if loaded_after %}
                 and staged_records.loaded_at > {{ loaded_after }}
-            {%- endif %}
             {%- endif %}
             limit 1
         )
