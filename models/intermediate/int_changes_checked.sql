@@ -21,13 +21,14 @@
 {%- set checked_everything = execute and is_incremental() and cdc_has_checked_everything_staged(model.name) -%}
 {#- Changes staged after the last run's check (cdc_checked_through) -#}
 {%- set loaded_after = cdc_checked_through(this) if execute and is_incremental() and not checked_everything else none -%}
-{%- if checked_everything or (execute and is_incremental() and not cdc_any_change_staged_after(loaded_after)) %}
-{#- nothing staged since: no typing to plan, no probe to run -#}
-{{ cdc_no_new_records() }}
-{%- else %}
 {#- Only the tables with changes staged since the last run are typed again, from the staging models that hold them,
     with the decodings of the field schemas they carry (one probe). -#}
-{%- set checked_tables = cdc_tables_with_new_changes(loaded_after) -%}
+{%- set checked_tables = [] if checked_everything else cdc_tables_with_new_changes(loaded_after) -%}
+{#- none of them: whether a change of a table nobody declared was staged since (one query that stops at the first) -#}
+{%- if checked_everything or (execute and is_incremental() and not checked_tables and not cdc_any_change_staged_after(loaded_after)) %}
+{#- nothing staged since: no typing to plan -#}
+{{ cdc_no_new_records() }}
+{%- else %}
 {#- changes of a source table name that no registry entry names (cdc_source_names_match) -#}
 {%- set unregistered_where -%}
 (staged_records.source_table_partition is null
