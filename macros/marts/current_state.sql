@@ -128,9 +128,9 @@
         names their values carry (only those are decoded: cdc_schema_names_seen). With nothing
         new the probe's partitions are pruned and it costs what a query that stops at the
         first new change cost (cdc_any_change_staged_after, which this plan asked first until
-        2026-11-29: a table with new changes paid both, 2-6 s of a +10% run). In a unit test, where refs are fixtures, or before
-        staging is built: assume changes and truncations in every staging model, and any
-        field schema.
+        2026-11-29: a table with new changes paid both, 3-6 s of its +10% run). In a unit test,
+        where refs are fixtures, or before staging is built: assume changes and truncations in
+        every staging model, and any field schema.
     -#}
     {%- set incremental = execute and cdc_state_is_incremental() -%}
     {%- set source_tables = cdc_source_tables_of(target_table) -%}
