@@ -11,8 +11,9 @@ landed file), so every rule of the project is in both forms:
   fused  the table's select with the staging select in place of the staging table -> Parquet
 
 Two edits make the fused form run at all, and are applied to both forms alike:
-  * the file's text no longer travels with each of its records (it is read for the rare record
-    that holds U+FFFD): fused, every exploded record copied it, and the JVM ran out of heap;
+  * the file's text no longer travels with each of its records: staging keeps it beside them
+    for the UTF-8 check of a record that holds U+FFFD, and fused, every split record copied it
+    until the JVM ran out of heap. The check is made once per file, before the split;
   * with --no-source-filter, the table's filter on the staged source table (record outcome,
     partition, names) is dropped: the benchmark's changes are all of one table, and kept, Spark
     copies the parse into that filter (a pushed and an inferred filter held 470 `from_json`).
