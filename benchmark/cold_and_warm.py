@@ -41,6 +41,18 @@ def local_profile_settings() -> dict[str, str]:
     return {str(k): str(v) for k, v in profile["outputs"]["local"]["server_side_parameters"].items()}
 
 
+def local_profile_session(settings: dict[str, str] | None = None) -> Any:
+    """A Spark session with the `local` profile's settings, `settings` over them, started from the
+    project folder, against which the profile's relative paths (.spark, .venv, profiles/) resolve."""
+    from pyspark.sql import SparkSession
+
+    os.chdir(PROJECT_DIR)
+    builder = SparkSession.builder.enableHiveSupport()
+    for name, value in {**local_profile_settings(), **(settings or {})}.items():
+        builder = builder.config(name, value)
+    return builder.getOrCreate()
+
+
 def codegen_counters(spark: Any) -> tuple[int, int]:
     """Spark's codegen compilations so far in this JVM, and the milliseconds Janino took for them."""
     metrics = spark._jvm.org.apache.spark.metrics.source.CodegenMetrics
@@ -57,15 +69,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mode", choices=sorted(MODES), default="default")
     args = parser.parse_args(argv)
 
-    from pyspark.sql import SparkSession
-
     sql = args.compiled_sql.read_text()
-    os.chdir(PROJECT_DIR)  # the profile's paths (.spark, .venv, profiles/) are the project's
-    builder = SparkSession.builder.enableHiveSupport()
-    for name, value in {**local_profile_settings(), **MODES[args.mode]}.items():
-        builder = builder.config(name, value)
     started = time.perf_counter()
-    spark = builder.getOrCreate()
+    spark = local_profile_session(MODES[args.mode])
     spark.sql("show databases").collect()
     print(f"{args.mode}: session {time.perf_counter() - started:.2f} s", flush=True)
     for run in range(1, args.runs + 1):

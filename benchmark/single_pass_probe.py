@@ -35,7 +35,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from cold_and_warm import PROJECT_DIR, local_profile_settings
+from cold_and_warm import local_profile_session
 from two_step_floor import hand_fold_seconds
 
 COMPILED = Path("project/target/compiled/cdc_lakehouse/models")
@@ -84,22 +84,17 @@ def statements(kept: Path, source_filter: bool) -> tuple[str, str]:
 
 def run_form(form: str, kept: Path, out: Path, runs: int, source_filter: bool) -> None:
     """One form, `runs` times in this process's JVM; prints one line per run."""
-    from pyspark.sql import SparkSession
-
     staging, table = statements(kept, source_filter)
+    fused = _replaced(
+        table, f"{STAGING_TABLE} as staged_records", f"(\n{staging}\n) as staged_records", "fusing"
+    )
+    chained = _replaced(table, STAGING_TABLE, "staged_changes", "chaining")
     os.environ["CDC_SPARK_STATE_DIR"] = str(kept / "spark")  # the kept warehouse and metastore
-    os.chdir(PROJECT_DIR)  # the profile's other paths are the project's
-    builder = SparkSession.builder.enableHiveSupport()
-    for name, value in local_profile_settings().items():
-        builder = builder.config(name, value)
-    spark = builder.getOrCreate()
+    spark = local_profile_session()
     spark.sql("show databases").collect()
     for run in range(1, runs + 1):
         started = time.perf_counter()
         if form == "fused":
-            fused = _replaced(
-                table, f"{STAGING_TABLE} as staged_records", f"(\n{staging}\n) as staged_records", "fusing"
-            )
             spark.sql(fused).write.mode("overwrite").parquet(str(out / "fused"))
             print(f"fused run {run}: {time.perf_counter() - started:.2f} s", flush=True)
         else:
@@ -109,7 +104,6 @@ def run_form(form: str, kept: Path, out: Path, runs: int, source_filter: bool) -
             ).parquet(str(staged))
             written = time.perf_counter()
             spark.read.parquet(str(staged)).createOrReplaceTempView("staged_changes")
-            chained = _replaced(table, STAGING_TABLE, "staged_changes", "chaining")
             spark.sql(chained).write.mode("overwrite").parquet(str(out / "chain"))
             done = time.perf_counter()
             print(
