@@ -9,8 +9,8 @@
 
     The facts stay true for the whole run: a staging table is written only by its own model,
     and the staging models run before everything that reads them. A fact a model cannot
-    trust (no facts: a unit test, a full refresh, a table missing at the start) makes it
-    find out for itself, as before. Kept in the `graph` context of this dbt invocation
+    trust (no facts: a unit test, a table missing at the start; on a full refresh, all but
+    what was staged) makes it find out for itself, as before. Kept in the `graph` context of this dbt invocation
     (keyed by its invocation_id), so every model of the run, on every thread and target,
     sees them.
 -#}
@@ -18,7 +18,7 @@
 {% macro cdc_find_new_work() %}
     {#- on-run-start hook: finds the run's new work (see above); runs no statement itself. -#}
     {#- only commands that build models need it: dbt test, seed or snapshot start without it -#}
-    {%- if not execute or flags.FULL_REFRESH or flags.WHICH not in ('run', 'build') -%}
+    {%- if not execute or flags.WHICH not in ('run', 'build') -%}
         {{ return('') }}
     {%- endif -%}
     {%- set known = _cdc_existing_staging_models() -%}
@@ -35,10 +35,15 @@
         'staged_through': _cdc_staged_through(staging) if known | length == var('cdc_staging_models') | length else none,
         'checked_through': {},
     } -%}
-    {%- if staging | length > 0 -%}
-        {%- do _cdc_find_new_landed_files(staging, facts) -%}
+    {#- a full refresh reads every landed file and types every staged change again: only what was
+        staged is a fact (the partitions found now, and those this run's staging writes, may hold more
+        than is left: a table they name probes for itself) -#}
+    {%- if not flags.FULL_REFRESH -%}
+        {%- if staging | length > 0 -%}
+            {%- do _cdc_find_new_landed_files(staging, facts) -%}
+        {%- endif -%}
+        {%- do _cdc_find_checked_through(facts) -%}
     {%- endif -%}
-    {%- do _cdc_find_checked_through(facts) -%}
     {%- do graph.update({'_cdc_new_work': facts}) -%}
     {{ return('') }}
 {% endmacro %}
