@@ -59,11 +59,12 @@
         {#- a string column may carry a geometry: cdc_value_text calls cdc_geojson_from_wkb -#}
         {%- do cdc_require_helpers(['cdc_geojson_from_wkb']) -%}
     {%- endif %}
-    with
+    {%- set steps = [] %}
 
-    staged_changes as (
+    {%- set step %}
         {{ cdc_staged_changes_of(target_table, loaded_after, claimants, staging_models) | indent(8) }}
-    ),
+    {%- endset %}
+    {%- do steps.append(('staged_changes', step)) %}
 
     {#- Every value the typing reads: each declared column of the after image, and each key column of the before image and of the Kafka key. -#}
     {%- set slots = [] -%}
@@ -89,8 +90,8 @@
         {%- endif -%}
     {%- endfor %}
 
-    -- each step below is its own projection, so that Spark evaluates every step once
-    read_values as (
+    {#- each step below is its own projection, so that Spark evaluates every step once -#}
+    {%- set step %}
         select
             staged_changes.*,
             {%- for slot in slots %}
@@ -115,9 +116,10 @@
             {%- endfor %}
             {{ cdc_change_version('staged_changes') | indent(12) }} as change_version
         from staged_changes
-    ),
+    {%- endset %}
+    {%- do steps.append(('read_values', step)) %}
 
-    decimal_integers as (
+    {%- set step %}
         select
             read_values.*{{ ',' if decimal_slots }}
             {%- for slot in decimal_slots %}
@@ -127,9 +129,10 @@
             {{ cdc_signed_integer_from_hex('read_values.' ~ slot ~ '_decimal_hex') }} as {{ slot }}_unscaled{{ ',' if not loop.last }}
             {%- endfor %}
         from read_values
-    ),
+    {%- endset %}
+    {%- do steps.append(('decimal_integers', step)) %}
 
-    decimal_digits as (
+    {%- set step %}
         select
             decimal_integers.*{{ ',' if decimal_slots }}
             {%- for slot in decimal_slots %}
@@ -138,9 +141,10 @@
                 as {{ slot }}_digits{{ ',' if not loop.last }}
             {%- endfor %}
         from decimal_integers
-    ),
+    {%- endset %}
+    {%- do steps.append(('decimal_digits', step)) %}
 
-    decoded_changes as (
+    {%- set step %}
         select
             decimal_digits.*,
             {%- for slot in slots %}
@@ -160,9 +164,10 @@
             ) as {{ slot.name }}_text{{ ',' if not loop.last }}
             {%- endfor %}
         from decimal_digits
-    ),
+    {%- endset %}
+    {%- do steps.append(('decoded_changes', step)) %}
 
-    keyed_changes as (
+    {%- set step %}
         select
             decoded_changes.*,
             {%- for column in columns %}
@@ -197,9 +202,10 @@
             end as _key_text_{{ loop.index }}{{ ',' if not loop.last }}
             {%- endfor %}
         from decoded_changes
-    ),
+    {%- endset %}
+    {%- do steps.append(('keyed_changes', step)) %}
 
-    typed_changes as (
+    {%- set step %}
         select
             keyed_changes.*,
             {%- for column in columns %}
@@ -210,10 +216,11 @@
             {{ cdc_typed_value('keyed_changes._before_key_' ~ loop.index ~ '_text', column.data_type, column.encoding) }} as _before_key_value_{{ loop.index }}{{ ',' if not loop.last }}
             {%- endfor %}
         from keyed_changes
-    ),
+    {%- endset %}
+    {%- do steps.append(('typed_changes', step)) %}
 
-    -- per declared column: carried (or a key) with a value that is not null yet does not type
-    checked_values as (
+    {#- per declared column: carried (or a key) with a value that is not null yet does not type -#}
+    {%- set step %}
         select
             typed_changes.*,
             {%- for column in columns %}
@@ -221,9 +228,10 @@
             {%- endfor %}
             {{ _cdc_any_missing_key(key_columns, 'typed_changes') }} as _missing_key
         from typed_changes
-    ),
+    {%- endset %}
+    {%- do steps.append(('checked_values', step)) %}
 
-    validated_changes as (
+    {%- set step %}
         select
             checked_values.*,
             case
@@ -280,11 +288,12 @@
                 {%- endfor %}
             ) as is_key_change
         from checked_values
-    ),
+    {%- endset %}
+    {%- do steps.append(('validated_changes', step)) %}
 
-    -- a rejected change as parsed, for the quarantine; past this step no image is carried (the
-    -- images are most of a row's width, and only the few rejected changes need them)
-    described_changes as (
+    {#- a rejected change as parsed, for the quarantine; past this step no image is carried (the -#}
+    {#- images are most of a row's width, and only the few rejected changes need them) -#}
+    {%- set step %}
         select
             validated_changes.* except (key_image, before_image, after_image),
             if(
@@ -293,10 +302,11 @@
                 null
             ) as rejected_change
         from validated_changes
-    ),
+    {%- endset %}
+    {%- do steps.append(('described_changes', step)) %}
 
-    -- a change of key is a delete of the old key plus an upsert of the new one
-    change_rows as (
+    {#- a change of key is a delete of the old key plus an upsert of the new one -#}
+    {%- set step %}
         select
             described_changes.*,
             key_change_row.is_old_key_delete,
@@ -319,10 +329,11 @@
                 array(false)
             )
         ) key_change_row as is_old_key_delete
-    ),
+    {%- endset %}
+    {%- do steps.append(('change_rows', step)) %}
 
-    -- a rejected change carries no state: the fold passes over it (see cdc_fold_row_states)
-    final as (
+    {#- a rejected change carries no state: the fold passes over it (see cdc_fold_row_states) -#}
+    {%- set step %}
         select
             {%- for column in columns %}
             {%- set key_index = cdc_column_position(key_columns, column.name) %}
@@ -393,9 +404,10 @@
             change_rows.kafka_offset,
             change_rows.loaded_at
         from change_rows
-    )
+    {%- endset %}
+    {%- do steps.append(('final', step)) %}
 
-    select * from final
+    {{ cdc_nested_steps(steps) }}
 {% endmacro %}
 
 
