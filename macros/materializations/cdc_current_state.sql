@@ -126,6 +126,13 @@
         SQL gives the changes: they are kept as one batch of <model>__cdc_changes, the state's
         batch is their fold, and the history of the keys they touch (of every key when one
         truncates the table) is written again as one batch of <model>__cdc_history.
+        A batch is a partition no run has registered yet. A run killed after writing a batch's
+        files but before registering them leaves them in its folder, which the rerun's batch
+        of the same number reuses: the kept changes and the versions are written by insert
+        overwrite, which replaces that folder (a history batch is read whole, so files left
+        beside it would be versions twice). The state's batch is inserted into (its statement
+        reads the state, which Spark does not let one overwrite): rows left there are a fold
+        of the same changes, which the fold of the batches gives once (tests/e2e/test_killed_runs.py).
     -#}
     {%- if not history %}
         {% call statement('main') -%}
@@ -139,7 +146,7 @@
     {#- batch 0 is the state's base: a first build or a full refresh -#}
     {%- set change_batch = 0 if batch == 0 else (_cdc_state_batches(changes_relation) | max) + 1 -%}
     {% call statement('main') -%}
-        insert into {{ changes_relation }} partition (_cdc_batch = {{ change_batch }})
+        insert overwrite table {{ changes_relation }} partition (_cdc_batch = {{ change_batch }})
         select * from ({{ sql }}) as new_changes
     {%- endcall %}
     {#- the history before the state: a run stopped between them reads the same changes again -#}
@@ -153,7 +160,7 @@
     {%- else %}
         {#- the history of the keys the new changes touch, as one more batch -#}
         {% call statement('history_versions') -%}
-            insert into {{ history_state_relation }} partition (_cdc_batch = {{ (_cdc_state_batches(history_state_relation) | max) + 1 }})
+            insert overwrite table {{ history_state_relation }} partition (_cdc_batch = {{ (_cdc_state_batches(history_state_relation) | max) + 1 }})
             {{ cdc_history_versions(changes_relation, target_table, rebuilt_batch=change_batch) }}
         {%- endcall %}
     {%- endif %}

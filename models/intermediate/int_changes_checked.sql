@@ -1,7 +1,13 @@
-{#- Partitioned by the staging run (loaded_at): a run's rows appear at once, never half, so a killed run logs nothing. -#}
+{#-
+    Partitioned by the staging run (loaded_at), and written by insert overwrite of the partitions
+    a run writes (Spark's dynamic mode): a killed run may leave files in a folder whose partition
+    it never registered, for the same loaded_at the rerun writes. Appended to, that folder would
+    show them beside the rerun's rows; replaced, it holds the rerun's rows only. Every partition
+    written is newer than the log's newest, so no logged row is replaced.
+-#}
 {{ config(
     materialized='incremental',
-    incremental_strategy='append',
+    incremental_strategy='insert_overwrite',
     partition_by=['loaded_at'],
     post_hook="{{ cdc_mark_checked_through(this) }}",
 ) }}
