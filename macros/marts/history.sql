@@ -194,11 +194,16 @@
 {%- endmacro %}
 
 
-{% macro cdc_history_view_sql(target_table, history_state_relation) %}
+{% macro cdc_history_view_sql(target_table, history_state_relation, base=0) %}
     {#-
         The versions of every key: those of the latest batch of `history_state_relation` that
-        holds the key (the later batches are small, and none but the base after a compaction).
+        holds the key. `base` is the lowest batch (0 until a compaction writes a new one above
+        the others), which no batch is earlier than: its keys are not looked for among the later
+        batches' keys, which are few, and none but the base after a compaction.
     -#}
+    {%- if base is not number -%}
+        {{ exceptions.raise_compiler_error("cdc_history_view_sql: base is " ~ base ~ ", expected a batch number") }}
+    {%- endif -%}
     {%- set key_names = target_table.key_columns %}
     select
         {%- for column in target_table.columns %}
@@ -217,7 +222,7 @@
             {%- endfor %}
             rebuilt_versions._cdc_batch
         from {{ history_state_relation }} as rebuilt_versions
-        where not {{ cdc_in_batch('rebuilt_versions', 0) }}
+        where not {{ cdc_in_batch('rebuilt_versions', base) }}
     ) as later_batches
         on
             {%- for name in key_names %}

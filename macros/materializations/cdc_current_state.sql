@@ -58,8 +58,8 @@
             {%- set folded_view_too_long = cdc_rows_view_sql(target_table, state_relation, true) | length
                 > var('cdc_max_view_text_length') | int -%}
             {%- if batches | length > compact_after or folded_view_too_long -%}
-                {%- do _cdc_compact_batches(state_relation, batches, cdc_fold_row_states(state_relation, target_table)) -%}
-                {%- set batches = [0] -%}
+                {%- set base = _cdc_compact_batches(state_relation, batches, cdc_fold_row_states(state_relation, target_table)) -%}
+                {%- set batches = [base] -%}
             {%- endif -%}
         {%- else %}
             {% call noop_statement('main', 'no new changes') -%}{%- endcall %}
@@ -85,19 +85,22 @@
         {%- set history_batches = _cdc_state_batches(history_state_relation) -%}
         {%- if history_batches | length > compact_after -%}
             {%- do _cdc_compact_batches(
-                history_state_relation, history_batches, cdc_history_view_sql(target_table, history_state_relation)
+                history_state_relation, history_batches,
+                cdc_history_view_sql(target_table, history_state_relation, history_batches | min),
             ) -%}
             {%- do _cdc_compact_batches(
                 changes_relation, _cdc_state_batches(changes_relation), 'select * except (_cdc_batch) from ' ~ changes_relation
             ) -%}
         {%- endif -%}
     {%- endif -%}
-    {%- if history and (not incremental or load_cached_relation(history_relation) is none) -%}
-        {#- the view's text does not depend on the batches, so it is written once -#}
-        {% call statement('history_view') -%}
-            create or replace view {{ history_relation }} as
-            {{ cdc_history_view_sql(target_table, history_state_relation) }}
-        {%- endcall %}
+    {%- set existing_history = load_cached_relation(history_relation) if history else none -%}
+    {%- if history and (not incremental or has_new_changes or existing_history is none) -%}
+        {#- the view names the base (the lowest batch), which a compaction moves: written again when its text changes -#}
+        {%- do _cdc_replace_view(
+            history_relation,
+            cdc_history_view_sql(target_table, history_state_relation, _cdc_state_batches(history_state_relation) | min),
+            incremental and existing_history is not none,
+        ) -%}
     {%- endif -%}
 
     {#- the staging time up to which this table has seen every change, for the next run's start (cdc_new_work) -#}
@@ -143,7 +146,7 @@
     {%- endif %}
     {%- set changes_relation = cdc_changes_relation(this) -%}
     {%- set history_state_relation = cdc_history_state_relation(this) -%}
-    {#- batch 0 is the state's base: a first build or a full refresh -#}
+    {#- batch 0: a first build or a full refresh -#}
     {%- set change_batch = 0 if batch == 0 else (_cdc_state_batches(changes_relation) | max) + 1 -%}
     {% call statement('main') -%}
         insert overwrite table {{ changes_relation }} partition (_cdc_batch = {{ change_batch }})
@@ -151,12 +154,15 @@
     {%- endcall %}
     {#- the history before the state: a run stopped between them reads the same changes again -#}
     {%- if batch == 0 or has_truncations %}
-        {#- every key's history (a truncation closes every open version), as the new base -#}
-        {%- do _cdc_drop_later_batches(history_state_relation, _cdc_state_batches(history_state_relation)) -%}
+        {#- every key's history (a truncation closes every open version), as a new base above
+            every batch, which then go (written before they are dropped, as in a compaction) -#}
+        {%- set history_batches = [] if batch == 0 else _cdc_state_batches(history_state_relation) -%}
+        {%- set history_base = 0 if batch == 0 else (history_batches | max) + 1 -%}
         {% call statement('history_versions') -%}
-            insert overwrite table {{ history_state_relation }} partition (_cdc_batch = 0)
+            insert overwrite table {{ history_state_relation }} partition (_cdc_batch = {{ history_base }})
             {{ cdc_history_versions(changes_relation, target_table) }}
         {%- endcall %}
+        {%- do _cdc_drop_batches(history_state_relation, history_batches) -%}
     {%- else %}
         {#- the history of the keys the new changes touch, as one more batch -#}
         {% call statement('history_versions') -%}
@@ -190,35 +196,31 @@
 
 {% macro _cdc_compact_batches(relation, batches, compacted_sql) %}
     {#-
-        Replaces every batch of `relation` (a state or history table) by the rows of
-        `compacted_sql` (their fold, or their latest versions) as the base (batch 0). The rows
-        are written to a side table first (Spark cannot overwrite a table it reads), then
-        replace batch 0, then the later batches are dropped. Stopped anywhere, the table still
-        reads the same: the base may then hold what a later batch holds too, and the fold (or
-        the latest batch of a key) gives the same rows.
+        Replaces the batches `batches` of `relation` (a state or history table) by the rows of
+        `compacted_sql` (their fold, or their latest versions), written as one new batch above
+        them, the new base, which it returns; then drops them. Nothing is deleted before the
+        new base is registered: an insert overwrite of the old base would delete its files
+        first, and a run killed before its new files were committed would leave the table
+        without them (measured: a killed `insert overwrite` of a partition left it registered
+        and empty). Stopped anywhere, the table reads the same: the new base's files are not
+        read until Spark registers them, and while some older batches are left beside it the
+        fold (or the latest batch of a key) gives the same rows. The statement reads the table
+        it inserts into, which Spark allows for an insert (not for an overwrite).
     -#}
-    {%- set compacted = api.Relation.create(
-        database=relation.database, schema=relation.schema,
-        identifier=relation.identifier ~ '__compacting', type='table'
-    ) -%}
-    {% do run_query('drop table if exists ' ~ compacted) %}
-    {% call statement('compact_fold') -%}
-        create table {{ compacted }} using parquet as
+    {%- set base = (batches | max) + 1 -%}
+    {% call statement('compact_' ~ relation.identifier) -%}
+        insert into {{ relation }} partition (_cdc_batch = {{ base }})
         {{ compacted_sql }}
     {%- endcall %}
-    {% call statement('compact_base') -%}
-        insert overwrite table {{ relation }} partition (_cdc_batch = 0)
-        select * from {{ compacted }}
-    {%- endcall %}
-    {% do _cdc_drop_later_batches(relation, batches) %}
-    {% do run_query('drop table if exists ' ~ compacted) %}
+    {% do _cdc_drop_batches(relation, batches) %}
+    {{ return(base) }}
 {% endmacro %}
 
 
-{% macro _cdc_drop_later_batches(relation, batches) %}
-    {#- Drops the partitions of `batches` after the base (batch 0) from `relation`. -#}
+{% macro _cdc_drop_batches(relation, batches) %}
+    {#- Drops the partitions of `batches` from `relation` (metadata, and the folders of a managed table). -#}
     {%- set partitions = [] -%}
-    {%- for batch in batches if batch != 0 -%}
+    {%- for batch in batches -%}
         {%- do partitions.append('partition (_cdc_batch = ' ~ batch ~ ')') -%}
     {%- endfor -%}
     {%- if partitions -%}

@@ -29,6 +29,13 @@ from conftest import (
 CORPUS = SHARED_DIR / "corpus" / "debezium-json"
 EMPLOYEES = "arcion_internal_csv/csv_files/hr/employees"
 NATIONS = "arcion_internal_json/json_lines"
+# tables that get changes in each of the three runs, so that the third run compacts them
+COMPACTED_TABLES = [
+    "shop__orders__cdc_state",
+    "payments__transactions__cdc_state",
+    "payments__transactions__cdc_changes",
+    "payments__transactions__cdc_history",
+]
 
 
 def export_hour(hour: str) -> str:
@@ -250,6 +257,7 @@ class Split:
     state: State
     debezium_loads: list[tuple[str | None, ...]]
     index_parts: list[tuple[str | None, ...]]
+    compacted_batches: dict[str, list[str]]
 
 
 @pytest.fixture(scope="module")
@@ -276,7 +284,13 @@ def as_it_lands(dbt: Dbt, spark_remote: str, tmp_path_factory: pytest.TempPathFa
             f"select count(distinct loaded_at), count(distinct landing_file), count(*) - count(distinct raw_record_id)"
             f" from {schema}_staging.stg_debezium__records",
         )
-        return Split(schema, landing_root, landed_state(spark, schema), loads, index_parts(spark, schema))
+        compacted = {
+            table: sorted(row[0] for row in spark.sql(f"show partitions {schema}_marts.{table}").collect())
+            for table in COMPACTED_TABLES
+        }
+        return Split(
+            schema, landing_root, landed_state(spark, schema), loads, index_parts(spark, schema), compacted
+        )
 
 
 @pytest.fixture(scope="module")
@@ -303,6 +317,12 @@ def test_three_landings_with_a_late_batch_equal_one_run(as_it_lands: Split, in_o
     )
     for part, rows in in_one_run.items():
         assert as_it_lands.state[part] == rows, part
+
+
+def test_a_compaction_writes_a_new_base_above_the_batches_it_replaces(as_it_lands: Split) -> None:
+    # the third run's compaction: one batch left, numbered above the three it folded (0, 1, 2),
+    # so that no file of the old base was deleted before the new base was registered
+    assert as_it_lands.compacted_batches == {table: ["_cdc_batch=3"] for table in COMPACTED_TABLES}
 
 
 def test_each_run_reads_only_new_files(as_it_lands: Split) -> None:
