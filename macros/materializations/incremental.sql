@@ -8,8 +8,8 @@
         nothing: five statements and about 0.3 s per model, paid by every staging model in
         every run (measured on the sample's nothing-new run). And a table created in the run
         (a first build or a full refresh) is created empty by DDL, then filled by an insert
-        (_cdc_create_table_then_insert), never by dbt-spark's CTAS. After every run but a
-        skipped one, a staging model adds the files it read to the index of ingested files
+        (_cdc_create_table_then_insert), never by dbt-spark's CTAS. After a run that read
+        landed files, a staging model adds the files it read to the index of ingested files
         (cdc_index_ingested_files) and the partitions it wrote to the run's facts
         (cdc_note_staged_partitions), so that the tables whose source tables got nothing new
         still know they have nothing to do.
@@ -33,8 +33,9 @@
     {%- else -%}
         {%- set result = dbt.materialization_incremental_spark() -%}
     {%- endif -%}
-    {%- if model.name in var('cdc_staging_models') -%}
-        {#- a staging model indexes the files it read, and tells the rest of the run what it staged (cdc_new_work) -#}
+    {%- if model.name in var('cdc_staging_models') and not nothing_new -%}
+        {#- a staging model indexes the files it read, and tells the rest of the run what it staged (cdc_new_work);
+            created empty, it read none (indexing no files would cost a Spark job) -#}
         {%- do cdc_index_ingested_files(this, created_in_run) -%}
         {%- do cdc_note_staged_partitions(this) -%}
     {%- endif -%}
