@@ -200,10 +200,8 @@
         holds the key. `base` is the lowest batch (0 until a compaction writes a new one above
         the others), which no batch is earlier than: its keys are not looked for among the later
         batches' keys, which are few, and none but the base after a compaction.
+        (cdc_in_batch stops the model when `base` is not a batch number.)
     -#}
-    {%- if base is not number -%}
-        {{ exceptions.raise_compiler_error("cdc_history_view_sql: base is " ~ base ~ ", expected a batch number") }}
-    {%- endif -%}
     {%- set key_names = target_table.key_columns %}
     select
         {%- for column in target_table.columns %}

@@ -81,12 +81,14 @@
         {%- do _cdc_replace_view(rows_relation, cdc_rows_view_sql(target_table, state_relation, folded), keep_unchanged) -%}
         {%- do _cdc_replace_view(target_relation, cdc_current_rows_view_sql(target_table, rows_relation), keep_unchanged) -%}
     {%- endif -%}
+    {%- set history_base = none -%}
     {%- if history and has_new_changes -%}
         {%- set history_batches = _cdc_state_batches(history_state_relation) -%}
+        {%- set history_base = history_batches | min -%}
         {%- if history_batches | length > compact_after -%}
-            {%- do _cdc_compact_batches(
+            {%- set history_base = _cdc_compact_batches(
                 history_state_relation, history_batches,
-                cdc_history_view_sql(target_table, history_state_relation, history_batches | min),
+                cdc_history_view_sql(target_table, history_state_relation, history_base),
             ) -%}
             {%- do _cdc_compact_batches(
                 changes_relation, _cdc_state_batches(changes_relation), 'select * except (_cdc_batch) from ' ~ changes_relation
@@ -98,7 +100,10 @@
         {#- the view names the base (the lowest batch), which a compaction moves: written again when its text changes -#}
         {%- do _cdc_replace_view(
             history_relation,
-            cdc_history_view_sql(target_table, history_state_relation, _cdc_state_batches(history_state_relation) | min),
+            cdc_history_view_sql(
+                target_table, history_state_relation,
+                history_base if history_base is not none else _cdc_state_batches(history_state_relation) | min,
+            ),
             incremental and existing_history is not none,
         ) -%}
     {%- endif -%}

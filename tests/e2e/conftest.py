@@ -342,6 +342,11 @@ def dbt(spark_server: Server) -> Dbt:
     return Dbt(spark_server)
 
 
+def table_partitions(spark: SparkSession, relation: str) -> list[str]:
+    """The partitions Spark has registered for a table, as it names them (`_cdc_batch=3`), sorted."""
+    return sorted(row[0] for row in spark.sql(f"show partitions {relation}").collect())
+
+
 def text_cast_query(spark: SparkSession, query: str) -> str:
     """The query with every value cast to Spark's own string form, bytes as hex (null stays null)."""
     fields = spark.sql(query).schema.fields

@@ -23,6 +23,7 @@ from conftest import (
     land_files,
     rows_as_text,
     staging_models,
+    table_partitions,
     target_dir,
 )
 
@@ -284,10 +285,7 @@ def as_it_lands(dbt: Dbt, spark_remote: str, tmp_path_factory: pytest.TempPathFa
             f"select count(distinct loaded_at), count(distinct landing_file), count(*) - count(distinct raw_record_id)"
             f" from {schema}_staging.stg_debezium__records",
         )
-        compacted = {
-            table: sorted(row[0] for row in spark.sql(f"show partitions {schema}_marts.{table}").collect())
-            for table in COMPACTED_TABLES
-        }
+        compacted = {table: table_partitions(spark, f"{schema}_marts.{table}") for table in COMPACTED_TABLES}
         return Split(
             schema, landing_root, landed_state(spark, schema), loads, index_parts(spark, schema), compacted
         )

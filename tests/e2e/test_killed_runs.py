@@ -26,6 +26,7 @@ from conftest import (
     project_build,
     rows_as_text,
     staging_models,
+    table_partitions,
 )
 
 # (model whose start the kill waits for, seconds after it): staging, the checked changes, a mart.
@@ -118,9 +119,7 @@ def leave_killed_writes(spark: SparkSession, schema: str) -> list[str]:
         suffixes = ["__cdc_state"] + (["__cdc_changes", "__cdc_history"] if table in history_tables() else [])
         for suffix in suffixes:
             relation = f"{schema}_marts.{table}{suffix}"
-            batches = [
-                int(row[0].split("=")[1]) for row in spark.sql(f"show partitions {relation}").collect()
-            ]
+            batches = [int(partition.split("=")[1]) for partition in table_partitions(spark, relation)]
             partition = f"_cdc_batch={max(batches, default=0) + 1}"
             leave_unregistered_files(spark, relation, partition)
             left.append(f"{relation}/{partition}")
