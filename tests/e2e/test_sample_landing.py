@@ -4,6 +4,7 @@ control log row by row. The expected rows are worked out in sample_data/README.m
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -13,6 +14,8 @@ from pathlib import Path
 
 import pytest
 from pyspark.sql import SparkSession
+
+from dbt_cdc_udfs.small_runs import QUICK_JIT_OPTIONS
 
 from conftest import (
     PROJECT_DIR,
@@ -909,18 +912,37 @@ def test_lineage_site_opens_on_the_project_in_a_real_browser(
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
-    """bin/cluster up --connect: a standalone master, two workers, the Thrift server (with the
+    """bin/cluster up --connect: a standalone master, one worker, the Thrift server (with the
     python_udfs helpers) and a Spark Connect server on 127.0.0.1; down when the module is done.
-    Its settings (CDC_THRIFT_PORT, CDC_SPARK_MASTER, SPARK_REMOTE)."""
+    Its settings (CDC_THRIFT_PORT, CDC_SPARK_MASTER, SPARK_REMOTE).
+
+    One worker with four slots, so that each application has two: with bin/cluster's default
+    (two workers of one core) each application had one slot on one executor, the Thrift
+    server's build ran its tasks one at a time, and every statement's generated code was
+    compiled again in each executor that ran it. The sample is small, so the cluster's JVMs run
+    with the JIT's first tier only, as the tests' in-process runs do (README, "Small runs")."""
     state = tmp_path_factory.mktemp("cluster")
     env = {
         name: value
         for name, value in os.environ.items()
         if name not in ("SPARK_REMOTE", "SPARK_CONNECT_MODE_ENABLED")
     }
+    env.setdefault("CDC_SPARK_JAVA_OPTIONS", QUICK_JIT_OPTIONS)
     command = [str(PROJECT_DIR / "bin" / "cluster")]
     started = subprocess.run(
-        [*command, "up", "--connect", "--state-dir", str(state)],
+        [
+            *command,
+            "up",
+            "--connect",
+            "--workers",
+            "1",
+            "--worker-cores",
+            "4",
+            "--worker-memory",
+            "4g",
+            "--state-dir",
+            str(state),
+        ],
         env=env,
         capture_output=True,
         text=True,
@@ -1022,3 +1044,71 @@ def test_the_same_project_on_a_standalone_cluster(
         connection.close()
     # the corpus targets (tests/corpus_targets) stay empty: the sample lands no corpus file
     assert sum(1 for rows in compared_rows.values() if rows) >= 15, compared_rows
+
+
+# The python_udfs helpers on the `cluster` profile, through the Thrift server of the cluster
+# above: a server that dbt does not create, so dbt's plugin cannot register them; the server
+# that `python -m cdc_udfs.thrift_server` starts has them registered in its one shared session,
+# so a plain dbt command through dbt-spark's thrift method calls them, and a plain `dbt run`
+# stages the sample's DTS Avro landings through it.
+
+THRIFT_SCHEMA = "it_thrift"
+# a DTS Avro DDL record (Kafka schema) whose statement is ALTER TABLE t ADD c INT
+DDL_RECORD_HEX = (
+    "0204dce28cde0c0c3430303240330c3430303240330c74782d2d3235000c382e302e333606020a63726d2e7400021274"
+    "68726561645f69640237000000022e414c544552205441424c45207420414444206320494e54dce28cde0c"
+)
+
+
+def shown_rows(result: subprocess.CompletedProcess[str]) -> list[dict[str, object]]:
+    """The rows of `dbt show --output json` (the JSON document that ends its output)."""
+    text = result.stdout[result.stdout.index('{\n  "show"') :]
+    return json.loads(text)["show"]  # type: ignore[no-any-return]
+
+
+def test_dbt_on_the_thrift_profile_calls_the_helpers(
+    dbt: Dbt, cluster: dict[str, str], tmp_path: Path
+) -> None:
+    result = dbt.run(
+        "show",
+        "--inline",
+        f"select get_json_object(cdc_dts_avro_record_json(unhex('{DDL_RECORD_HEX}')), '$.imagesText') as ddl",
+        "--output",
+        "json",
+        schema=THRIFT_SCHEMA,
+        landing_root=tmp_path,
+        thrift_port=int(cluster["CDC_THRIFT_PORT"]),
+    )
+    assert shown_rows(result) == [{"ddl": "ALTER TABLE t ADD c INT"}]
+
+
+def test_a_plain_dbt_run_stages_dts_avro_through_the_thrift_server(
+    dbt: Dbt, cluster: dict[str, str], tmp_path: Path
+) -> None:
+    landing_root = tmp_path / "landing"
+    shutil.copytree(SAMPLE_LANDING / "dts_avro", landing_root / "dts_avro")
+    thrift_port = int(cluster["CDC_THRIFT_PORT"])
+    dbt.run(
+        "run",
+        "--select",
+        "stg_dts_avro__records",
+        schema=THRIFT_SCHEMA,
+        landing_root=landing_root,
+        thrift_port=thrift_port,
+    )
+    result = dbt.run(
+        "show",
+        "--inline",
+        f"select record_outcome, count(*) as records from {THRIFT_SCHEMA}_staging.stg_dts_avro__records"
+        " group by record_outcome order by record_outcome",
+        "--output",
+        "json",
+        schema=THRIFT_SCHEMA,
+        landing_root=landing_root,
+        thrift_port=thrift_port,
+    )
+    assert shown_rows(result) == [
+        {"record_outcome": "change", "records": 7},
+        {"record_outcome": "control", "records": 4},
+        {"record_outcome": "quarantined", "records": 3},
+    ]
