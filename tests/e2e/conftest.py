@@ -223,6 +223,18 @@ def client_session(spark_remote: str) -> Iterator[SparkSession]:
         session.stop()
 
 
+def classic_spark_environment() -> dict[str, str]:
+    """This process's environment for a child that starts a classic Spark driver (dbt with Spark
+    in-process, bin/cluster, a client of another server): PySpark marks this process as a Connect
+    client (SPARK_CONNECT_MODE_ENABLED) once a test opened a session, and a child must not
+    inherit that, nor the session's SPARK_REMOTE."""
+    return {
+        name: value
+        for name, value in os.environ.items()
+        if name not in ("SPARK_REMOTE", "SPARK_CONNECT_MODE_ENABLED")
+    }
+
+
 @dataclass
 class Dbt:
     """Runs the project's dbt against the session's Spark Connect server."""
@@ -261,15 +273,8 @@ class Dbt:
         if target["CDC_TARGET"] == "local" and "CDC_SPARK_JAVA_OPTIONS" not in os.environ:
             # chosen here, not by the plugin's rule for a small landing (dbt_cdc_udfs.small_runs)
             target["CDC_SPARK_JAVA_OPTIONS"] = "" if profile_jit else QUICK_JIT_OPTIONS
-        # PySpark marks this process as a Connect client (SPARK_CONNECT_MODE_ENABLED) once a
-        # test opened a session; dbt must not inherit that when it runs Spark in-process.
-        inherited = {
-            name: value
-            for name, value in os.environ.items()
-            if name not in ("SPARK_REMOTE", "SPARK_CONNECT_MODE_ENABLED")
-        }
         env = (
-            inherited
+            classic_spark_environment()
             | target
             | {
                 "CDC_SCHEMA": schema,

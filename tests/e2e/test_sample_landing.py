@@ -1,11 +1,13 @@
 """The main job: `dbt build` (models and data tests; the unit tests run in test_dbt_unit_tests)
 over the bundled sample landing data of every flavour, then the current state, quarantine and
-control log row by row. The expected rows are worked out in sample_data/README.md."""
+control log row by row. The expected rows are worked out in sample_data/README.md. Then the
+lineage site over that build, and the same project on a standalone cluster (bin/cluster): its
+build through the `cluster` profile against the embedded one, Spark Connect on it, and the
+python_udfs helpers through its Thrift server."""
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -21,6 +23,7 @@ from conftest import (
     PROJECT_DIR,
     SAMPLE_LANDING,
     Dbt,
+    classic_spark_environment,
     history_tables,
     project_build,
     rows_as_text,
@@ -922,11 +925,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]
     compiled again in each executor that ran it. The sample is small, so the cluster's JVMs run
     with the JIT's first tier only, as the tests' in-process runs do (README, "Small runs")."""
     state = tmp_path_factory.mktemp("cluster")
-    env = {
-        name: value
-        for name, value in os.environ.items()
-        if name not in ("SPARK_REMOTE", "SPARK_CONNECT_MODE_ENABLED")
-    }
+    env = classic_spark_environment()
     env.setdefault("CDC_SPARK_JAVA_OPTIONS", QUICK_JIT_OPTIONS)
     command = [str(PROJECT_DIR / "bin" / "cluster")]
     started = subprocess.run(
@@ -971,11 +970,7 @@ print(spark.conf.get("spark.master"), spark.range(0, 1000, numPartitions=4).sele
 
 
 def test_spark_connect_runs_on_the_same_cluster(cluster: dict[str, str]) -> None:
-    env = {
-        name: value
-        for name, value in os.environ.items()
-        if name not in ("SPARK_REMOTE", "SPARK_CONNECT_MODE_ENABLED")
-    }
+    env = classic_spark_environment()
     shown = subprocess.run(
         [sys.executable, "-c", CONNECT_QUERY, cluster["SPARK_REMOTE"]],
         env=env,
@@ -1066,9 +1061,13 @@ def shown_rows(result: subprocess.CompletedProcess[str]) -> list[dict[str, objec
     return json.loads(text)["show"]  # type: ignore[no-any-return]
 
 
-def test_dbt_on_the_thrift_profile_calls_the_helpers(
-    dbt: Dbt, cluster: dict[str, str], tmp_path: Path
-) -> None:
+@pytest.fixture(scope="module")
+def thrift_port(cluster: dict[str, str]) -> int:
+    """The port of the cluster's Thrift server."""
+    return int(cluster["CDC_THRIFT_PORT"])
+
+
+def test_dbt_on_the_thrift_profile_calls_the_helpers(dbt: Dbt, thrift_port: int, tmp_path: Path) -> None:
     result = dbt.run(
         "show",
         "--inline",
@@ -1077,17 +1076,16 @@ def test_dbt_on_the_thrift_profile_calls_the_helpers(
         "json",
         schema=THRIFT_SCHEMA,
         landing_root=tmp_path,
-        thrift_port=int(cluster["CDC_THRIFT_PORT"]),
+        thrift_port=thrift_port,
     )
     assert shown_rows(result) == [{"ddl": "ALTER TABLE t ADD c INT"}]
 
 
 def test_a_plain_dbt_run_stages_dts_avro_through_the_thrift_server(
-    dbt: Dbt, cluster: dict[str, str], tmp_path: Path
+    dbt: Dbt, thrift_port: int, tmp_path: Path
 ) -> None:
     landing_root = tmp_path / "landing"
     shutil.copytree(SAMPLE_LANDING / "dts_avro", landing_root / "dts_avro")
-    thrift_port = int(cluster["CDC_THRIFT_PORT"])
     dbt.run(
         "run",
         "--select",
