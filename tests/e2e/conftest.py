@@ -40,15 +40,14 @@ STATE_DIR = PROJECT_DIR / ".spark-test" / (WORKER or "main")
 TARGET_NAME = f"pytest-{WORKER}" if WORKER else "pytest"
 
 # A dbt run with Spark in its process (the `local` target) is a small run in a cold JVM: the
-# JIT's first tier only, as bin/demo runs (README, "Small runs"), unless the run asks for the
-# profile's JIT (`profile_jit`: the five-minute unit-test run keeps C2). The Connect server,
+# JIT's first tier only, as bin/demo runs (README, "Small runs"). The Connect server,
 # which lives through the whole session, keeps the profile's default (C2 too): through it, three
 # modules took 207 s with C1 only against 223 s, some tests slower, not a clear gain. Dbt.invocation
 # passes QUICK_JIT_OPTIONS (from the plugin, the options it would choose itself) for that.
 
 # A dbt run through a Connect server that died waits for it without end (seen when the server ran
 # out of code cache): a run still going after this long fails its test instead of hanging the
-# suite. The longest run measured took 500 s (the unit tests, in CI).
+# suite. The longest run measured took 500 s (the unit tests, in CI, in a JVM of their own then).
 DBT_RUN_TIMEOUT_S = 1800
 
 
@@ -251,14 +250,13 @@ class Dbt:
         in_process_beside_server: bool = False,
         project_dir: Path = PROJECT_DIR,
         thrift_port: int | None = None,
-        profile_jit: bool = False,
     ) -> tuple[list[str], dict[str, str]]:
         """The dbt command line and environment: through the Connect server; with Spark in the
         dbt process (the `local` target, as bin/demo runs) on its own warehouse when
         in_process_state_dir is given, or on the server's warehouse and metastore service when
         in_process_beside_server is set; or through a Spark Thrift Server on 127.0.0.1 (the
         `cluster` target) when thrift_port is given. An in-process run compiles with C1 only
-        (QUICK_JIT_OPTIONS) unless profile_jit is set or CDC_SPARK_JAVA_OPTIONS is."""
+        (QUICK_JIT_OPTIONS) unless CDC_SPARK_JAVA_OPTIONS is set."""
         target = {"CDC_TARGET": "connect", "SPARK_REMOTE": self.server.remote}
         if in_process_state_dir is not None:
             target = {"CDC_TARGET": "local", "CDC_SPARK_STATE_DIR": str(in_process_state_dir)}
@@ -272,7 +270,7 @@ class Dbt:
             }
         if target["CDC_TARGET"] == "local" and "CDC_SPARK_JAVA_OPTIONS" not in os.environ:
             # chosen here, not by the plugin's rule for a small landing (dbt_cdc_udfs.small_runs)
-            target["CDC_SPARK_JAVA_OPTIONS"] = "" if profile_jit else QUICK_JIT_OPTIONS
+            target["CDC_SPARK_JAVA_OPTIONS"] = QUICK_JIT_OPTIONS
         env = (
             classic_spark_environment()
             | target
@@ -300,7 +298,6 @@ class Dbt:
         in_process_state_dir: Path | None = None,
         project_dir: Path = PROJECT_DIR,
         thrift_port: int | None = None,
-        profile_jit: bool = False,
     ) -> subprocess.CompletedProcess[str]:
         """Runs dbt to its end (see invocation); fails the test when dbt fails and check is set."""
         command, env = self.invocation(
@@ -311,7 +308,6 @@ class Dbt:
             in_process_state_dir=in_process_state_dir,
             project_dir=project_dir,
             thrift_port=thrift_port,
-            profile_jit=profile_jit,
         )
         try:
             result = subprocess.run(
