@@ -92,10 +92,13 @@ def corpus_build(dbt: Dbt, tmp_path_factory: pytest.TempPathFactory) -> str:
             first_offset=offset,
         )
         offset += len(lines)
+    # The project's own marts (models/marts) are left out: no corpus message is theirs (each
+    # found "no staged changes"), and with their data tests they were about a sixth of this
+    # build's node time (2026-12-04). The checked log still types against every declared table.
     result = dbt.run(
         "build",
         "--exclude",
-        "test_type:unit",
+        "test_type:unit path:models/marts",
         schema=SCHEMA,
         landing_root=landing_root,
         extra_vars=CORPUS_TARGETS,
