@@ -10,13 +10,20 @@ the benchmark kept (`run_benchmark.py --keep --work-dir W`):
     CDC_SPARK_STATE_DIR=W/cdc-benchmark-*/spark .venv/bin/python benchmark/cold_and_warm.py \\
         W/cdc-benchmark-*/project/target/compiled/cdc_lakehouse/models/staging/debezium/stg_debezium__records.sql
 
-The compiled SQL of an incremental model is that of the model's last run (its new files only).
+The compiled SQL of an incremental model is that of the model's last run (its new files only);
+`--all-landed-files` drops a staging model's filter of the files earlier runs ingested, so that
+it reads the whole landing. `--sink parquet` writes the rows as Parquet instead (to a temporary
+folder, partitioned by the staging tables' partition columns when the rows have them), to see
+what the write adds to the select.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
+import shutil
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -67,9 +74,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("compiled_sql", type=Path, help="a model's compiled select (target/compiled/...)")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--mode", choices=sorted(MODES), default="default")
+    parser.add_argument("--sink", choices=["noop", "parquet"], default="noop")
+    parser.add_argument("--all-landed-files", action="store_true")
     args = parser.parse_args(argv)
 
     sql = args.compiled_sql.read_text()
+    if args.all_landed_files:
+        # staging's `_metadata.file_path not in (<files already ingested>)` (macros/landing)
+        sql = re.sub(r"and \w+\._metadata\.file_path not in \([^)]*\)", "", sql)
     started = time.perf_counter()
     spark = local_profile_session(MODES[args.mode])
     spark.sql("show databases").collect()
@@ -78,10 +90,16 @@ def main(argv: list[str] | None = None) -> int:
         started = time.perf_counter()
         frame = spark.sql(sql)
         analysed = time.perf_counter()
-        frame.write.format("noop").mode("overwrite").save()
+        if args.sink == "noop":
+            frame.write.format("noop").mode("overwrite").save()
+        else:
+            folder = tempfile.mkdtemp(prefix="cold-and-warm-")
+            partitions = [name for name in ("source_table_partition", "loaded_at") if name in frame.columns]
+            frame.write.mode("overwrite").partitionBy(*partitions).parquet(folder)
+            shutil.rmtree(folder)
         compilations, janino_ms = codegen_counters(spark)
         print(
-            f"{args.mode}: run {run} analysis {analysed - started:.2f} s, total {time.perf_counter() - started:.2f} s;"
+            f"{args.mode}, {args.sink}: run {run} analysis {analysed - started:.2f} s, total {time.perf_counter() - started:.2f} s;"
             f" codegen so far {compilations} compilations, {janino_ms} ms",
             flush=True,
         )
