@@ -60,6 +60,12 @@ def local_profile_session(settings: dict[str, str] | None = None) -> Any:
     return builder.getOrCreate()
 
 
+def staging_partition_columns() -> list[str]:
+    """The staging models' partition columns, as dbt_project.yml's staging folder sets them."""
+    project = yaml.safe_load((PROJECT_DIR / "dbt_project.yml").read_text())
+    return list(project["models"]["cdc_lakehouse"]["staging"]["+partition_by"])
+
+
 def codegen_counters(spark: Any) -> tuple[int, int]:
     """Spark's codegen compilations so far in this JVM, and the milliseconds Janino took for them."""
     metrics = spark._jvm.org.apache.spark.metrics.source.CodegenMetrics
@@ -94,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
             frame.write.format("noop").mode("overwrite").save()
         else:
             folder = tempfile.mkdtemp(prefix="cold-and-warm-")
-            partitions = [name for name in ("source_table_partition", "loaded_at") if name in frame.columns]
+            partitions = [name for name in staging_partition_columns() if name in frame.columns]
             frame.write.mode("overwrite").partitionBy(*partitions).parquet(folder)
             shutil.rmtree(folder)
         compilations, janino_ms = codegen_counters(spark)
