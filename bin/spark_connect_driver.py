@@ -1,0 +1,40 @@
+"""The driver of bin/spark-connect-server: a Spark application whose Connect plugin serves
+Spark Connect, kept until its JVM stops.
+
+    spark-submit --conf spark.plugins=org.apache.spark.sql.connect.SparkConnectPlugin \\
+        [--conf ...] bin/spark_connect_driver.py
+
+Why not Spark's own `SparkConnectServer` (sbin/start-connect-server.sh): its main sets
+`spark.sql.artifact.isolation.alwaysApplyClassloader=true` in the root session, which every
+Connect session inherits, so each session runs its statements under a class loader of its own.
+Spark's cache of generated classes is keyed by that class loader, and each dbt invocation is a
+new Connect session: every build compiled all of its generated code again (947 classes for the
+sample's build, the third build in a row as many as the first). Here that setting keeps Spark's
+default (`false`): a session that adds no artifacts runs under the application's class loader,
+and a later build reuses the classes an earlier one compiled (72 compiled instead of 947;
+docs/performance_log.md, 2026-12-04, late evening). A session that adds jars or classes still
+gets its own class loader.
+"""
+
+from __future__ import annotations
+
+import time
+
+from py4j.protocol import Py4JError
+from pyspark.sql import SparkSession
+
+
+def main() -> None:
+    spark = SparkSession.builder.enableHiveSupport().getOrCreate()
+    context = spark.sparkContext._jsc.sc()  # type: ignore[union-attr]
+    # spark-submit's JVM is the driver and this process its child: when the JVM stops (bin/
+    # spark-connect-server stop), the gateway goes and this process ends.
+    try:
+        while not context.isStopped():
+            time.sleep(2)
+    except (Py4JError, ConnectionError):  # the gateway went with the JVM: nothing left to serve
+        return
+
+
+if __name__ == "__main__":
+    main()
