@@ -1,5 +1,5 @@
-"""The driver of bin/spark-connect-server: a Spark application whose Connect plugin serves
-Spark Connect, kept until its JVM stops.
+"""The driver of bin/spark-connect-server and `bin/cluster up --connect`: a Spark application
+whose Connect plugin serves Spark Connect, kept until its JVM stops.
 
     spark-submit --conf spark.plugins=org.apache.spark.sql.connect.SparkConnectPlugin \\
         [--conf ...] bin/spark_connect_driver.py
@@ -9,11 +9,9 @@ Why not Spark's own `SparkConnectServer` (sbin/start-connect-server.sh): its mai
 Connect session inherits, so each session runs its statements under a class loader of its own.
 Spark's cache of generated classes is keyed by that class loader, and each dbt invocation is a
 new Connect session: every build compiled all of its generated code again (947 classes for the
-sample's build, the third build in a row as many as the first). Here that setting keeps Spark's
-default (`false`): a session that adds no artifacts runs under the application's class loader,
-and a later build reuses the classes an earlier one compiled (72 compiled instead of 947;
-docs/performance_log.md, 2026-12-04, late evening). A session that adds jars or classes still
-gets its own class loader.
+sample's build, the third build in a row as many as the first). This driver leaves the setting
+unset, and a later build reuses the classes an earlier one compiled (70 compiled instead of 949;
+docs/performance_log.md, 2026-12-04, late evening).
 """
 
 from __future__ import annotations
