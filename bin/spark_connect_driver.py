@@ -1,8 +1,11 @@
 """The driver of bin/spark-connect-server and `bin/cluster up --connect`: a Spark application
 whose Connect plugin serves Spark Connect, kept until its JVM stops.
 
-    spark-submit --conf spark.plugins=org.apache.spark.sql.connect.SparkConnectPlugin \\
-        [--conf ...] bin/spark_connect_driver.py
+    spark-submit [--conf ...] bin/spark_connect_driver.py
+
+It starts its Spark context with the Connect plugin and room for 4,000 generated classes (Spark's
+default is 100; the sample's build alone generates about 950), so the scripts that submit it
+pass only the settings of their own deployment.
 
 Why not Spark's own `SparkConnectServer` (sbin/start-connect-server.sh): its main sets
 `spark.sql.artifact.isolation.alwaysApplyClassloader=true` in the root session, which every
@@ -21,9 +24,17 @@ import time
 from py4j.protocol import Py4JError
 from pyspark.sql import SparkSession
 
+CONNECT_SETTINGS = {
+    "spark.plugins": "org.apache.spark.sql.connect.SparkConnectPlugin",
+    "spark.sql.codegen.cache.maxEntries": "4000",
+}
+
 
 def main() -> None:
-    spark = SparkSession.builder.enableHiveSupport().getOrCreate()
+    builder = SparkSession.builder.enableHiveSupport()
+    for key, value in CONNECT_SETTINGS.items():  # before the context starts: both are read there
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
     context = spark.sparkContext._jsc.sc()  # type: ignore[union-attr]
     # spark-submit's JVM is the driver and this process its child: when the JVM stops (bin/
     # spark-connect-server stop), the gateway goes and this process ends.
