@@ -893,6 +893,18 @@ def test_every_raw_record_is_accounted_for(spark: SparkSession, sample_build: st
     )
 
 
+def test_declared_column_types_are_the_query_types(spark: SparkSession, sample_build: str) -> None:
+    """The checked log's table is created from the data types its YAML declares, without asking
+    Spark to analyse its query first (macros/materializations/incremental.sql): the query its
+    build ran must give the same columns, in name and type, or the declared types have drifted."""
+    compiled = target_dir(sample_build) / "compiled" / "cdc_lakehouse" / "models" / "intermediate"
+    query = (compiled / "int_changes_checked.sql").read_text()
+    table = spark.table(f"{sample_build}_intermediate.int_changes_checked").schema
+    declared = {field.name: field.dataType.simpleString() for field in table.fields}
+    produced = {field.name: field.dataType.simpleString() for field in spark.sql(query).schema.fields}
+    assert declared == produced
+
+
 def test_lineage_site_opens_on_the_project_in_a_real_browser(
     dbt: Dbt, sample_build: str, tmp_path: Path
 ) -> None:
