@@ -1,6 +1,8 @@
 """The JIT of a run's JVM (dbt_cdc_udfs.small_runs): the first tier only when less than
 SMALL_LANDING_BYTES landed since the last successful run started, the profile's otherwise, and
-never over a choice made with CDC_SPARK_JAVA_OPTIONS."""
+never over a choice made with CDC_SPARK_JAVA_OPTIONS. Interpreted expressions when less than
+TINY_LANDING_BYTES landed, generated code otherwise or when the landing is not a local folder,
+and never over a choice made with CDC_SPARK_CODEGEN or in the profile."""
 
 from __future__ import annotations
 
@@ -9,7 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from dbt_cdc_udfs.small_runs import QUICK_JIT_OPTIONS, SMALL_LANDING_BYTES, with_jit_for_the_run
+from dbt_cdc_udfs.small_runs import (
+    CODE_GENERATION_CHOICE_ENVIRONMENT,
+    INTERPRETED_EXPRESSIONS,
+    QUICK_JIT_OPTIONS,
+    SMALL_LANDING_BYTES,
+    TINY_LANDING_BYTES,
+    as_connection_settings,
+    code_generation_for_the_run,
+    newly_landed_bytes_up_to,
+    with_jit_for_the_run,
+)
 from dbt_cdc_udfs.unchanged_runs import RunInputs
 
 PROFILE = {
@@ -78,3 +90,72 @@ def test_a_jit_chosen_by_who_runs_stands(tmp_path: Path, monkeypatch: pytest.Mon
 
 def test_a_run_the_check_does_not_apply_to_keeps_the_profile() -> None:
     assert with_jit_for_the_run(PROFILE, None) == PROFILE
+
+
+INTERPRETED = INTERPRETED_EXPRESSIONS
+
+
+@pytest.fixture(autouse=True)
+def no_code_generation_choice(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(CODE_GENERATION_CHOICE_ENVIRONMENT, raising=False)
+
+
+def test_a_tiny_landing_is_interpreted(tmp_path: Path) -> None:
+    land(tmp_path, "batch-000.jsonl", TINY_LANDING_BYTES - 1)
+    newly_landed = newly_landed_bytes_up_to(tmp_path / "landing", None)
+    assert code_generation_for_the_run(PROFILE, newly_landed) == INTERPRETED
+
+
+def test_a_landing_of_the_bound_or_more_gets_generated_code(tmp_path: Path) -> None:
+    land(tmp_path, "batch-000.jsonl", TINY_LANDING_BYTES - 1)
+    land(tmp_path, "batch-001.jsonl", 1)
+    newly_landed = newly_landed_bytes_up_to(tmp_path / "landing", None)
+    assert newly_landed == TINY_LANDING_BYTES
+    assert code_generation_for_the_run(PROFILE, newly_landed) == {}
+
+
+def test_with_a_record_only_what_landed_since_counts(tmp_path: Path) -> None:
+    land(tmp_path, "batch-000.jsonl", 10 * TINY_LANDING_BYTES)
+    record_landed(tmp_path, 10 * TINY_LANDING_BYTES)
+    land(tmp_path, "batch-001.jsonl", 1_000)
+    newly_landed = newly_landed_bytes_up_to(tmp_path / "landing", inputs(tmp_path))
+    assert code_generation_for_the_run(PROFILE, newly_landed) == INTERPRETED
+    # without the record (a full refresh, a Connect or Thrift target) every landed byte counts
+    assert code_generation_for_the_run(PROFILE, newly_landed_bytes_up_to(tmp_path / "landing", None)) == {}
+
+
+def test_a_landing_that_is_not_a_local_folder_gets_generated_code(tmp_path: Path) -> None:
+    assert newly_landed_bytes_up_to(tmp_path / "not-here", None) is None
+    assert newly_landed_bytes_up_to(None, None) is None
+    assert code_generation_for_the_run(PROFILE, None) == {}
+
+
+def test_the_choice_of_who_runs_stands(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(CODE_GENERATION_CHOICE_ENVIRONMENT, "generated")
+    assert code_generation_for_the_run(PROFILE, 0) == {}
+    monkeypatch.setenv(CODE_GENERATION_CHOICE_ENVIRONMENT, "Interpreted")
+    assert code_generation_for_the_run(PROFILE, 10 * TINY_LANDING_BYTES) == INTERPRETED
+    assert code_generation_for_the_run(PROFILE, None) == INTERPRETED
+
+
+def test_a_profile_that_sets_code_generation_keeps_it() -> None:
+    profile = {**PROFILE, "spark.sql.codegen.wholeStage": "true"}
+    assert code_generation_for_the_run(profile, 0) == {}
+    thrift_profile = {"set:hiveconf:spark.sql.codegen.factoryMode": "FALLBACK"}
+    assert code_generation_for_the_run(thrift_profile, 0) == {}
+
+
+def test_a_thrift_server_is_given_the_settings_as_hive_session_settings() -> None:
+    assert as_connection_settings(INTERPRETED, "session") == INTERPRETED
+    assert as_connection_settings(INTERPRETED, "thrift") == {
+        "set:hiveconf:spark.sql.codegen.wholeStage": "false",
+        "set:hiveconf:spark.sql.codegen.factoryMode": "NO_CODEGEN",
+    }
+
+
+def test_a_wrong_choice_says_what_to_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(CODE_GENERATION_CHOICE_ENVIRONMENT, "codegen")
+    with pytest.raises(
+        ValueError, match=r"CDC_SPARK_CODEGEN is 'codegen': set it to generated or interpreted"
+    ):
+        code_generation_for_the_run(PROFILE, 0)

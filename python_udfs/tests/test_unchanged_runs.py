@@ -15,7 +15,7 @@ from dbt_cdc_udfs.unchanged_runs import (
     _derby_folder,
     _local_path,
     _project_environment,
-    _without_jvm_tuning,
+    _without_tuning,
     covered_by_run,
 )
 
@@ -123,17 +123,17 @@ def test_jvm_tuning_is_not_a_setting(monkeypatch: pytest.MonkeyPatch) -> None:
         )
     )
     assert (
-        _without_jvm_tuning(first)
-        == _without_jvm_tuning(second)
+        _without_tuning(first)
+        == _without_tuning(second)
         == {
             "spark.driver.extraJavaOptions": "-Dderby.system.home=.spark",
             "spark.sql.session.timeZone": "UTC",
         }
     )
     # a system property can change results (a time zone): it stays
-    assert _without_jvm_tuning(
-        {"spark.driver.extraJavaOptions": "-Duser.timezone=UTC"}
-    ) != _without_jvm_tuning({"spark.driver.extraJavaOptions": "-Duser.timezone=Asia/Shanghai"})
+    assert _without_tuning({"spark.driver.extraJavaOptions": "-Duser.timezone=UTC"}) != _without_tuning(
+        {"spark.driver.extraJavaOptions": "-Duser.timezone=Asia/Shanghai"}
+    )
 
 
 def test_a_missing_folder_is_part_of_the_fingerprint(root: Path) -> None:

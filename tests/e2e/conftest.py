@@ -250,13 +250,16 @@ class Dbt:
         in_process_beside_server: bool = False,
         project_dir: Path = PROJECT_DIR,
         thrift_port: int | None = None,
+        code_generation: str | None = None,
     ) -> tuple[list[str], dict[str, str]]:
         """The dbt command line and environment: through the Connect server; with Spark in the
         dbt process (the `local` target, as bin/demo runs) on its own warehouse when
         in_process_state_dir is given, or on the server's warehouse and metastore service when
         in_process_beside_server is set; or through a Spark Thrift Server on 127.0.0.1 (the
         `cluster` target) when thrift_port is given. An in-process run compiles with C1 only
-        (QUICK_JIT_OPTIONS) unless CDC_SPARK_JAVA_OPTIONS is set."""
+        (QUICK_JIT_OPTIONS) unless CDC_SPARK_JAVA_OPTIONS is set. code_generation ("generated"
+        or "interpreted") is CDC_SPARK_CODEGEN: without it the plugin chooses by the landing's
+        size, and the tests' landings are small enough to be interpreted (dbt_cdc_udfs.small_runs)."""
         target = {"CDC_TARGET": "connect", "SPARK_REMOTE": self.server.remote}
         if in_process_state_dir is not None:
             target = {"CDC_TARGET": "local", "CDC_SPARK_STATE_DIR": str(in_process_state_dir)}
@@ -271,6 +274,8 @@ class Dbt:
         if target["CDC_TARGET"] == "local" and "CDC_SPARK_JAVA_OPTIONS" not in os.environ:
             # chosen here, not by the plugin's rule for a small landing (dbt_cdc_udfs.small_runs)
             target["CDC_SPARK_JAVA_OPTIONS"] = QUICK_JIT_OPTIONS
+        if code_generation is not None:
+            target["CDC_SPARK_CODEGEN"] = code_generation
         env = (
             classic_spark_environment()
             | target
@@ -298,6 +303,7 @@ class Dbt:
         in_process_state_dir: Path | None = None,
         project_dir: Path = PROJECT_DIR,
         thrift_port: int | None = None,
+        code_generation: str | None = None,
     ) -> subprocess.CompletedProcess[str]:
         """Runs dbt to its end (see invocation); fails the test when dbt fails and check is set."""
         command, env = self.invocation(
@@ -308,6 +314,7 @@ class Dbt:
             in_process_state_dir=in_process_state_dir,
             project_dir=project_dir,
             thrift_port=thrift_port,
+            code_generation=code_generation,
         )
         try:
             result = subprocess.run(

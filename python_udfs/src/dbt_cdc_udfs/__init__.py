@@ -17,7 +17,8 @@ while dbt parses the project (start_session_early), so that the JVM's start no l
 for the parse, nor the parse for the JVM; and a `dbt run` or `dbt build` that has nothing to do
 (nothing landed or changed since the last successful run of the same command) starts no Spark
 at all (unchanged_runs). A run with little newly landed starts that JVM with the JIT's first
-tier only (small_runs).
+tier only, and on every target a run with almost nothing landed has Spark interpret its
+expressions instead of generating code (small_runs).
 """
 
 from __future__ import annotations
@@ -28,9 +29,16 @@ from typing import Any
 from dbt.plugins.manager import dbtPlugin
 
 from cdc_udfs import HELPER_NAMES
-from dbt_cdc_udfs.small_runs import with_jit_for_the_run
+from dbt_cdc_udfs.small_runs import (
+    TINY_LANDING_BYTES,
+    as_connection_settings,
+    code_generation_for_the_run,
+    newly_landed_bytes_up_to,
+    with_jit_for_the_run,
+)
 from dbt_cdc_udfs.unchanged_runs import (
     install_unchanged_run_skip,
+    local_landing_root,
     log_note,
     run_inputs,
     server_side_parameters,
@@ -82,6 +90,43 @@ _COMMANDS_THAT_RUN_SQL = frozenset(
 )
 
 
+def _dbt_objects() -> dict[str, Any]:
+    """dbt's objects for the command being run (flags, profile, project), from click's context."""
+    import click
+
+    context = click.get_current_context(silent=True)
+    return context.obj if context is not None and isinstance(context.obj, dict) else {}
+
+
+def choose_code_generation() -> None:
+    """Adds the Spark settings of small_runs.code_generation_for_the_run to the profile's
+    server-side parameters, which every session dbt-spark opens for the command is given (the
+    in-process session, a Spark Connect session, a Thrift server's session). A wrong
+    CDC_SPARK_CODEGEN stops the command with a message that says what to set."""
+    from dbt_common.exceptions import DbtRuntimeError
+
+    objects = _dbt_objects()
+    flags, project = objects.get("flags"), objects.get("project")
+    credentials = getattr(objects.get("profile"), "credentials", None)
+    parameters = getattr(credentials, "server_side_parameters", None)
+    if getattr(flags, "WHICH", None) not in _COMMANDS_THAT_RUN_SQL or project is None or parameters is None:
+        return
+    inputs = run_inputs(flags, project, objects.get("profile"))
+    newly_landed = newly_landed_bytes_up_to(local_landing_root(flags, project), inputs)
+    try:
+        chosen = code_generation_for_the_run(server_side_parameters(credentials), newly_landed)
+    except ValueError as wrong:
+        raise DbtRuntimeError(str(wrong)) from None
+    if chosen:
+        method = getattr(credentials, "method", None)
+        parameters.update(as_connection_settings(chosen, str(getattr(method, "value", method))))
+        log_note(
+            f"cdc_udfs: less than {TINY_LANDING_BYTES // 1024} KiB landed, or CDC_SPARK_CODEGEN=interpreted:"
+            " Spark interprets expressions instead of generating code",
+            debug=True,
+        )
+
+
 def start_session_early() -> None:
     """Starts dbt-spark's in-process session (the `session` method without a Spark Connect
     remote) in a background thread when dbt loads the project, with the profile's server-side
@@ -96,10 +141,7 @@ def start_session_early() -> None:
     Not when the run has nothing to do (unchanged_runs): then no Spark starts. A run with
     little newly landed gets the JIT's first tier only (small_runs).
     """
-    import click
-
-    context = click.get_current_context(silent=True)
-    objects = context.obj if context is not None and isinstance(context.obj, dict) else {}
+    objects = _dbt_objects()
     flags = objects.get("flags")
     credentials = getattr(objects.get("profile"), "credentials", None)
     if getattr(flags, "WHICH", None) not in _COMMANDS_THAT_RUN_SQL or not spark_in_this_process(credentials):
@@ -132,12 +174,14 @@ def _start_session(parameters: dict[str, str]) -> None:
 
 
 class CdcHelpersPlugin(dbtPlugin):
-    """Installs the statement hook and the skip of unchanged runs, and starts the in-process
-    Spark session early, when dbt loads the project."""
+    """Installs the statement hook and the skip of unchanged runs, chooses between generated
+    code and interpreted expressions, and starts the in-process Spark session early, when dbt
+    loads the project."""
 
     def initialize(self) -> None:
         install_statement_hook()
         install_unchanged_run_skip()
+        choose_code_generation()
         start_session_early()
 
 

@@ -42,17 +42,22 @@ _PROJECT_FILES = ("dbt_project.yml", "packages.yml", "dependencies.yml", "select
 READ_PARTS = ("settings", "project", "landing")
 WRITTEN_PARTS = ("warehouse", "metastore")
 PARTS = (*READ_PARTS, *WRITTEN_PARTS)
-# Settings that tune the driver's JVM and cannot change what the SQL reads or writes. bin/demo's
+# Settings that tune how Spark runs and cannot change what the SQL reads or writes. bin/demo's
 # first build records Spark's class archive and its second maps it, so CDC_SPARK_CLASS_SHARING
 # differs between two demos on the same state; with it in the fingerprint the second never skipped.
-_JVM_TUNING_ENVIRONMENT = frozenset(
-    ["CDC_SPARK_CLASS_SHARING", "CDC_SPARK_JAVA_OPTIONS", "CDC_SPARK_DRIVER_MEMORY"]
+_TUNING_ENVIRONMENT = frozenset(
+    ["CDC_SPARK_CLASS_SHARING", "CDC_SPARK_JAVA_OPTIONS", "CDC_SPARK_DRIVER_MEMORY", "CDC_SPARK_CODEGEN"]
 )
-_JVM_TUNING_PARAMETERS = frozenset(["spark.driver.memory"])
+# Spark settings that choose how the same SQL runs, not what it gives: the driver's memory, and
+# generated code against interpreted expressions (dbt_cdc_udfs.small_runs chooses by the size of
+# the landing, so that two runs of the same state may differ in them).
+_TUNING_PARAMETERS = frozenset(
+    ["spark.driver.memory", "spark.sql.codegen.wholeStage", "spark.sql.codegen.factoryMode"]
+)
 # in spark.driver.extraJavaOptions: -XX: (GC, JIT, class sharing), -Xshare, heap sizes, the JVM's
 # own logging (-Xlog:cds*=off comes with the archive's recording). System properties (-D..., a
 # time zone for one) stay: they can change results.
-_JVM_TUNING_OPTIONS = ("-XX:", "-Xshare", "-Xlog:", "-Xmn", "-Xms", "-Xmx", "-Xss")
+_TUNING_OPTIONS = ("-XX:", "-Xshare", "-Xlog:", "-Xmn", "-Xms", "-Xmx", "-Xss")
 
 
 @dataclass(frozen=True)
@@ -125,6 +130,17 @@ def _files(root: Path) -> list[str]:
 def landed_bytes(landing_root: Path) -> int:
     """The size of every file under the landing root, in bytes (0 when it does not exist)."""
     return sum(stat.st_size for _, stat in _file_stats(landing_root) if stat is not None)
+
+
+def landed_bytes_reach(landing_root: Path, limit: int) -> int:
+    """landed_bytes, counted only until it reaches `limit` (then a sum of at least `limit`):
+    a large landing is not listed to the end to find that it is large."""
+    total = 0
+    for _, stat in _file_stats(landing_root):
+        total += stat.st_size if stat is not None else 0
+        if total >= limit:
+            break
+    return total
 
 
 def recorded_landed_bytes(record: Path) -> int:
@@ -204,8 +220,7 @@ def run_inputs(flags: Any, project: Any, profile: Any) -> RunInputs | None:
         ),
         project_root,
     )
-    landing = cli_vars.get("cdc_landing_root", project_vars.get("cdc_landing_root"))
-    landing_root = _local_path(str(landing), project_root) if landing else None
+    landing_root = local_landing_root(flags, project)
     if warehouse is None or metastore is None or landing_root is None:
         return None
     # sorted, once each: docs-paths defaults to a set of the other paths, in no stable order
@@ -230,7 +245,7 @@ def run_inputs(flags: Any, project: Any, profile: Any) -> RunInputs | None:
         "cli_vars": cli_vars,
         "target": profile.target_name,
         "schema": getattr(credentials, "schema", None),
-        "server_side_parameters": _without_jvm_tuning(parameters),
+        "server_side_parameters": _without_tuning(parameters),
         "environment": _project_environment(),
         # the code that runs the SQL: another dbt, adapter, Spark or helpers may read the same files differently
         "versions": {
@@ -248,23 +263,31 @@ def run_inputs(flags: Any, project: Any, profile: Any) -> RunInputs | None:
     )
 
 
+def local_landing_root(flags: Any, project: Any) -> Path | None:
+    """The run's landing root (var cdc_landing_root, given or the project's) as a local path,
+    relative to the project; None when it is not set or not a local folder."""
+    cli_vars = dict(getattr(flags, "VARS", None) or {})
+    landing = cli_vars.get("cdc_landing_root", dict(project.vars.to_dict()).get("cdc_landing_root"))
+    return _local_path(str(landing), Path(project.project_root)) if landing else None
+
+
 def _project_environment() -> dict[str, str]:
     """The project's environment variables (CDC_*) less those that only tune the driver's JVM."""
     return {
         name: value
         for name, value in os.environ.items()
-        if name.startswith("CDC_") and name not in _JVM_TUNING_ENVIRONMENT
+        if name.startswith("CDC_") and name not in _TUNING_ENVIRONMENT
     }
 
 
-def _without_jvm_tuning(parameters: dict[str, str]) -> dict[str, str]:
+def _without_tuning(parameters: dict[str, str]) -> dict[str, str]:
     """The profile's Spark settings less those that only tune the driver's JVM."""
-    kept = {name: value for name, value in parameters.items() if name not in _JVM_TUNING_PARAMETERS}
+    kept = {name: value for name, value in parameters.items() if name not in _TUNING_PARAMETERS}
     if "spark.driver.extraJavaOptions" in kept:
         kept["spark.driver.extraJavaOptions"] = " ".join(
             option
             for option in kept["spark.driver.extraJavaOptions"].split()
-            if not option.startswith(_JVM_TUNING_OPTIONS)
+            if not option.startswith(_TUNING_OPTIONS)
         )
     return kept
 
