@@ -13,7 +13,7 @@ from pathlib import Path
 import jinja2
 import yaml
 
-from dbt_cdc_udfs.unchanged_runs import _without_jvm_tuning
+from dbt_cdc_udfs.unchanged_runs import _without_tuning
 
 from conftest import PROJECT_DIR, Dbt, land_files, sample_files, target_dir
 
@@ -99,5 +99,5 @@ def test_the_class_archive_options_are_not_settings() -> None:
 
     for recording, using in zip(options["record_option"], options["use_option"], strict=True):
         assert recording in local_settings(recording)["spark.driver.extraJavaOptions"]
-        first, second = (_without_jvm_tuning(local_settings(value)) for value in (recording, using))
+        first, second = (_without_tuning(local_settings(value)) for value in (recording, using))
         assert first == second, (recording, using)

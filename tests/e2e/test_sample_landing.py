@@ -894,15 +894,28 @@ def test_every_raw_record_is_accounted_for(spark: SparkSession, sample_build: st
 
 
 def test_declared_column_types_are_the_query_types(spark: SparkSession, sample_build: str) -> None:
-    """The checked log's table is created from the data types its YAML declares, without asking
-    Spark to analyse its query first (macros/materializations/incremental.sql): the query its
-    build ran must give the same columns, in name and type, or the declared types have drifted."""
-    compiled = target_dir(sample_build) / "compiled" / "cdc_lakehouse" / "models" / "intermediate"
-    query = (compiled / "int_changes_checked.sql").read_text()
-    table = spark.table(f"{sample_build}_intermediate.int_changes_checked").schema
-    declared = {field.name: field.dataType.simpleString() for field in table.fields}
-    produced = {field.name: field.dataType.simpleString() for field in spark.sql(query).schema.fields}
-    assert declared == produced
+    """An incremental table whose YAML gives every column a data_type is created from those
+    types, without asking Spark to analyse its query first (_cdc_declared_columns in
+    macros/materializations/incremental.sql): for each such model of the build (the checked log
+    among them), the query its build ran must give the same columns, in name and type, or its
+    declared types have drifted."""
+    manifest = json.loads((target_dir(sample_build) / "manifest.json").read_text())
+    declared_models = [
+        node
+        for node in manifest["nodes"].values()
+        if node["resource_type"] == "model"
+        and node["config"]["materialized"] == "incremental"
+        and node["columns"]
+        and all(column.get("data_type") for column in node["columns"].values())
+    ]
+    assert "int_changes_checked" in {node["name"] for node in declared_models}
+    for node in declared_models:
+        table = spark.table(f"{node['schema']}.{node['alias']}").schema
+        declared = {field.name: field.dataType.simpleString() for field in table.fields}
+        produced = {
+            field.name: field.dataType.simpleString() for field in spark.sql(node["compiled_code"]).schema
+        }
+        assert declared == produced, node["name"]
 
 
 def test_lineage_site_opens_on_the_project_in_a_real_browser(
