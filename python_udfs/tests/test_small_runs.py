@@ -19,6 +19,7 @@ from dbt_cdc_udfs.small_runs import (
     TINY_LANDING_BYTES,
     as_connection_settings,
     code_generation_for_the_run,
+    newly_landed_bytes,
     newly_landed_bytes_up_to,
     with_jit_for_the_run,
 )
@@ -65,27 +66,27 @@ def record_landed(root: Path, landed: int) -> None:
 
 def test_a_first_run_on_a_small_landing_gets_the_first_tier(tmp_path: Path) -> None:
     land(tmp_path, "batch-000.jsonl", 48_000)
-    assert with_jit_for_the_run(PROFILE, inputs(tmp_path)) == QUICK
+    assert with_jit_for_the_run(PROFILE, newly_landed_bytes(inputs(tmp_path))) == QUICK
 
 
 def test_a_first_run_on_a_large_landing_keeps_the_profile(tmp_path: Path) -> None:
     land(tmp_path, "batch-000.jsonl", SMALL_LANDING_BYTES)
-    assert with_jit_for_the_run(PROFILE, inputs(tmp_path)) == PROFILE
+    assert with_jit_for_the_run(PROFILE, newly_landed_bytes(inputs(tmp_path))) == PROFILE
 
 
 def test_what_landed_since_the_last_successful_run_counts(tmp_path: Path) -> None:
     land(tmp_path, "batch-000.jsonl", 10 * SMALL_LANDING_BYTES)
     record_landed(tmp_path, 10 * SMALL_LANDING_BYTES)
     land(tmp_path, "batch-001.jsonl", SMALL_LANDING_BYTES - 1)
-    assert with_jit_for_the_run(PROFILE, inputs(tmp_path)) == QUICK
+    assert with_jit_for_the_run(PROFILE, newly_landed_bytes(inputs(tmp_path))) == QUICK
     land(tmp_path, "batch-002.jsonl", 1)
-    assert with_jit_for_the_run(PROFILE, inputs(tmp_path)) == PROFILE
+    assert with_jit_for_the_run(PROFILE, newly_landed_bytes(inputs(tmp_path))) == PROFILE
 
 
 def test_a_jit_chosen_by_who_runs_stands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     land(tmp_path, "batch-000.jsonl", 48_000)
     monkeypatch.setenv("CDC_SPARK_JAVA_OPTIONS", "")
-    assert with_jit_for_the_run(PROFILE, inputs(tmp_path)) == PROFILE
+    assert with_jit_for_the_run(PROFILE, newly_landed_bytes(inputs(tmp_path))) == PROFILE
 
 
 def test_a_run_the_check_does_not_apply_to_keeps_the_profile() -> None:

@@ -24,6 +24,7 @@ expressions instead of generating code (small_runs).
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 from typing import Any
 
 from dbt.plugins.manager import dbtPlugin
@@ -37,6 +38,7 @@ from dbt_cdc_udfs.small_runs import (
     with_jit_for_the_run,
 )
 from dbt_cdc_udfs.unchanged_runs import (
+    RunInputs,
     install_unchanged_run_skip,
     local_landing_root,
     log_note,
@@ -90,35 +92,49 @@ _COMMANDS_THAT_RUN_SQL = frozenset(
 )
 
 
-def _dbt_objects() -> dict[str, Any]:
-    """dbt's objects for the command being run (flags, profile, project), from click's context."""
+@dataclass(frozen=True)
+class _Command:
+    """The dbt command being run, as the plugin's start-up reads it once for all its choices."""
+
+    credentials: Any
+    # a run or build on Spark in this process, which keeps a record of its last success (unchanged_runs)
+    inputs: RunInputs | None
+    # the bytes landed since that record (every landed byte without one, up to TINY_LANDING_BYTES;
+    # None when the landing is not a local folder): small_runs.newly_landed_bytes_up_to
+    newly_landed: int | None
+
+
+def _this_command() -> _Command | None:
+    """The command dbt runs (flags, profile and project from click's context), or None when it
+    runs no SQL."""
     import click
 
     context = click.get_current_context(silent=True)
-    return context.obj if context is not None and isinstance(context.obj, dict) else {}
+    objects = context.obj if context is not None and isinstance(context.obj, dict) else {}
+    flags, project, profile = objects.get("flags"), objects.get("project"), objects.get("profile")
+    if getattr(flags, "WHICH", None) not in _COMMANDS_THAT_RUN_SQL or project is None or profile is None:
+        return None
+    inputs = run_inputs(flags, project, profile)
+    newly_landed = newly_landed_bytes_up_to(local_landing_root(flags, project), inputs)
+    return _Command(profile.credentials, inputs, newly_landed)
 
 
-def choose_code_generation() -> None:
+def choose_code_generation(command: _Command) -> None:
     """Adds the Spark settings of small_runs.code_generation_for_the_run to the profile's
     server-side parameters, which every session dbt-spark opens for the command is given (the
     in-process session, a Spark Connect session, a Thrift server's session). A wrong
     CDC_SPARK_CODEGEN stops the command with a message that says what to set."""
     from dbt_common.exceptions import DbtRuntimeError
 
-    objects = _dbt_objects()
-    flags, project = objects.get("flags"), objects.get("project")
-    credentials = getattr(objects.get("profile"), "credentials", None)
-    parameters = getattr(credentials, "server_side_parameters", None)
-    if getattr(flags, "WHICH", None) not in _COMMANDS_THAT_RUN_SQL or project is None or parameters is None:
+    parameters = getattr(command.credentials, "server_side_parameters", None)
+    if parameters is None:
         return
-    inputs = run_inputs(flags, project, objects.get("profile"))
-    newly_landed = newly_landed_bytes_up_to(local_landing_root(flags, project), inputs)
     try:
-        chosen = code_generation_for_the_run(server_side_parameters(credentials), newly_landed)
+        chosen = code_generation_for_the_run(dict(parameters), command.newly_landed)
     except ValueError as wrong:
         raise DbtRuntimeError(str(wrong)) from None
     if chosen:
-        method = getattr(credentials, "method", None)
+        method = getattr(command.credentials, "method", None)
         parameters.update(as_connection_settings(chosen, str(getattr(method, "value", method))))
         log_note(
             f"cdc_udfs: less than {TINY_LANDING_BYTES // 1024} KiB landed, or CDC_SPARK_CODEGEN=interpreted:"
@@ -127,7 +143,7 @@ def choose_code_generation() -> None:
         )
 
 
-def start_session_early() -> None:
+def start_session_early(command: _Command) -> None:
     """Starts dbt-spark's in-process session (the `session` method without a Spark Connect
     remote) in a background thread when dbt loads the project, with the profile's server-side
     parameters, and opens its metastore client with one `show databases`.
@@ -141,17 +157,14 @@ def start_session_early() -> None:
     Not when the run has nothing to do (unchanged_runs): then no Spark starts. A run with
     little newly landed gets the JIT's first tier only (small_runs).
     """
-    objects = _dbt_objects()
-    flags = objects.get("flags")
-    credentials = getattr(objects.get("profile"), "credentials", None)
-    if getattr(flags, "WHICH", None) not in _COMMANDS_THAT_RUN_SQL or not spark_in_this_process(credentials):
+    if not spark_in_this_process(command.credentials):
         return
-    project = objects.get("project")
-    inputs = run_inputs(flags, project, objects.get("profile")) if project is not None else None
-    if inputs is not None and up_to_date(inputs):
+    if command.inputs is not None and up_to_date(command.inputs):
         return
-    parameters = server_side_parameters(credentials)
-    for_the_run = with_jit_for_the_run(parameters, inputs)
+    parameters = server_side_parameters(command.credentials)
+    # the JIT's rule counts only what landed since a recorded run: none without inputs
+    newly_landed = command.newly_landed if command.inputs is not None else None
+    for_the_run = with_jit_for_the_run(parameters, newly_landed)
     if for_the_run != parameters:
         log_note(
             "cdc_udfs: little landed since the last successful run: the JIT's first tier only", debug=True
@@ -181,8 +194,10 @@ class CdcHelpersPlugin(dbtPlugin):
     def initialize(self) -> None:
         install_statement_hook()
         install_unchanged_run_skip()
-        choose_code_generation()
-        start_session_early()
+        command = _this_command()
+        if command is not None:
+            choose_code_generation(command)
+            start_session_early(command)
 
 
 plugins = [CdcHelpersPlugin]

@@ -30,7 +30,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from dbt_cdc_udfs.unchanged_runs import RunInputs, landed_bytes, landed_bytes_reach, recorded_landed_bytes
+from dbt_cdc_udfs.unchanged_runs import RunInputs, landed_bytes, recorded_landed_bytes
 
 QUICK_JIT_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m"
 # The benchmark's runs from one state, alternated (2026-11-29): +1% (7.2 MB of Debezium JSON)
@@ -47,12 +47,14 @@ def newly_landed_bytes(inputs: RunInputs) -> int:
     return max(0, landed_bytes(inputs.landing_root) - recorded_landed_bytes(inputs.record))
 
 
-def with_jit_for_the_run(parameters: dict[str, str], inputs: RunInputs | None) -> dict[str, str]:
+def with_jit_for_the_run(parameters: dict[str, str], newly_landed: int | None) -> dict[str, str]:
     """The profile's Spark settings for the run's JVM: with QUICK_JIT_OPTIONS added to the
-    driver's Java options when little landed (see the module), else as they are."""
-    if inputs is None or JIT_CHOICE_ENVIRONMENT in os.environ:
+    driver's Java options when less than SMALL_LANDING_BYTES landed since the last successful run
+    started (newly_landed: newly_landed_bytes; None where the run keeps no record, and the
+    profile's settings stand), else as they are (see the module)."""
+    if newly_landed is None or JIT_CHOICE_ENVIRONMENT in os.environ:
         return parameters
-    if newly_landed_bytes(inputs) >= SMALL_LANDING_BYTES:
+    if newly_landed >= SMALL_LANDING_BYTES:
         return parameters
     options = f"{parameters.get(_JAVA_OPTIONS, '')} {QUICK_JIT_OPTIONS}".strip()
     return {**parameters, _JAVA_OPTIONS: options}
@@ -82,7 +84,7 @@ def newly_landed_bytes_up_to(landing_root: Path | None, inputs: RunInputs | None
         return newly_landed_bytes(inputs)
     if landing_root is None or not landing_root.is_dir():
         return None
-    return landed_bytes_reach(landing_root, TINY_LANDING_BYTES)
+    return landed_bytes(landing_root, up_to=TINY_LANDING_BYTES)
 
 
 def code_generation_for_the_run(parameters: dict[str, str], newly_landed: int | None) -> dict[str, str]:

@@ -127,18 +127,14 @@ def _files(root: Path) -> list[str]:
     )
 
 
-def landed_bytes(landing_root: Path) -> int:
-    """The size of every file under the landing root, in bytes (0 when it does not exist)."""
-    return sum(stat.st_size for _, stat in _file_stats(landing_root) if stat is not None)
-
-
-def landed_bytes_reach(landing_root: Path, limit: int) -> int:
-    """landed_bytes, counted only until it reaches `limit` (then a sum of at least `limit`):
-    a large landing is not listed to the end to find that it is large."""
+def landed_bytes(landing_root: Path, up_to: int | None = None) -> int:
+    """The size of every file under the landing root, in bytes (0 when it does not exist). With
+    up_to, counted only until the sum reaches it: a large landing is not listed to its end to
+    find that it is large."""
     total = 0
     for _, stat in _file_stats(landing_root):
         total += stat.st_size if stat is not None else 0
-        if total >= limit:
+        if up_to is not None and total >= up_to:
             break
     return total
 
