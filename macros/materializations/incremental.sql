@@ -50,12 +50,11 @@
         The columns are the model's declared ones when its YAML gives every column a data_type
         (int_changes_checked: its `describe query` was 3 s of a warm build and 5.5 s of a cold
         one on the sample, an analysis of the run's largest statement, which the insert analyses
-        again); else `describe query` gives them (Spark analyses the query, runs no job). Either
-        way `create table` writes no file, and the insert by name fails on a column the query
-        and the table do not share. Every staging model has the staging contract's columns, so
-        the first one described in a run serves the others (kept in this invocation's `graph`
-        context): on the benchmark's first build the eight staging models with nothing landed
-        took 0.6-1.2 s each as dbt-spark's CTAS plus the indexing of their (no) files.
+        again). A staging model's are the staging contract's (cdc_record_column_types: their
+        `describe query`, one analysis of each staging query, took 1-2.3 s of the first four
+        staging models of a cold demo build, which ran it side by side). Else `describe query`
+        gives them (Spark analyses the query, runs no job). Either way `create table` writes no
+        file, and the insert by name fails on a column the query and the table do not share.
         Not CTAS, because Spark's CTAS writes the files first and registers the table after: a
         run killed in between left a folder without a table, and Spark creates no managed table
         over a folder with files (LOCATION_ALREADY_EXISTS), so every later run stopped at that
@@ -65,21 +64,16 @@
     -#}
     {%- set partition_by = config.get('partition_by') or [] -%}
     {%- set partition_by = [partition_by] if partition_by is string else partition_by -%}
-    {%- set is_staging = model.name in var('cdc_staging_models') -%}
-    {%- set known = graph.get('_cdc_staging_contract_columns') if is_staging else none -%}
     {%- set declared = _cdc_declared_columns(model) -%}
     {%- if declared -%}
         {%- set columns = declared -%}
-    {%- elif known and known.invocation_id == invocation_id -%}
-        {%- set columns = known.columns -%}
+    {%- elif model.name in var('cdc_staging_models') -%}
+        {%- set columns = cdc_record_column_types() -%}
     {%- else -%}
         {%- set columns = [] -%}
         {%- for row in run_query('describe query\n' ~ sql).rows -%}
             {%- do columns.append(cdc_quote(row[0]) ~ ' ' ~ row[1]) -%}
         {%- endfor -%}
-        {%- if is_staging -%}
-            {%- do graph.update({'_cdc_staging_contract_columns': {'invocation_id': invocation_id, 'columns': columns}}) -%}
-        {%- endif -%}
     {%- endif -%}
     {%- if existing_relation is not none -%}
         {%- do adapter.drop_relation(existing_relation) -%}
