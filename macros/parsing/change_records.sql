@@ -17,7 +17,9 @@
         keep their raw text instead. Images are the message's own values (map<string, variant>,
         exact); the per-table typing decodes them with `field_schemas` (null without a schema).
         The table is partitioned by `source_table_partition` (the lower-cased source table), so
-        that each current-state table reads only the changes of its own source table.
+        that each current-state table reads only the changes of its own source table. A column
+        added or retyped here is added or retyped in cdc_record_column_types too, which creates
+        the staging tables (the sample's drift test fails until they agree).
     -#}
     {%- set missing = [] -%}
     {%- for name in cdc_record_field_names() if name not in fields -%}
