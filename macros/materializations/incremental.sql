@@ -68,7 +68,10 @@
     {%- if declared -%}
         {%- set columns = declared -%}
     {%- elif model.name in var('cdc_staging_models') -%}
-        {%- set columns = cdc_record_column_types() -%}
+        {%- set columns = [] -%}
+        {%- for name, data_type in cdc_record_column_types() -%}
+            {%- do columns.append(cdc_quote(name) ~ ' ' ~ data_type) -%}
+        {%- endfor -%}
     {%- else -%}
         {%- set columns = [] -%}
         {%- for row in run_query('describe query\n' ~ sql).rows -%}

@@ -17,9 +17,10 @@
         keep their raw text instead. Images are the message's own values (map<string, variant>,
         exact); the per-table typing decodes them with `field_schemas` (null without a schema).
         The table is partitioned by `source_table_partition` (the lower-cased source table), so
-        that each current-state table reads only the changes of its own source table. A column
-        added or retyped here is added or retyped in cdc_record_column_types too, which creates
-        the staging tables (the sample's drift test fails until they agree).
+        that each current-state table reads only the changes of its own source table. The
+        columns, their order and their types are cdc_record_column_types', which also creates
+        the staging tables: each column here is its expression cast to that type, and a column
+        listed there without an expression here stops the compilation.
     -#}
     {%- set missing = [] -%}
     {%- for name in cdc_record_field_names() if name not in fields -%}
@@ -42,42 +43,58 @@
     {%- endfor -%}
     {%- set r = relation_alias -%}
     {%- set is_change = r ~ ".record_classification.outcome = 'change'" -%}
+    {%- set types = dict(cdc_record_column_types()) -%}
     {#- the images as the contract types them (the same expressions as their columns: Spark evaluates each once) -#}
-    {%- set image_columns = [] -%}
+    {%- set typed_images = {} -%}
     {%- for image in ['key_image', 'before_image', 'after_image'] -%}
-        {%- do image_columns.append('cast(if(' ~ is_change ~ ', ' ~ fields[image] ~ ', null) as map<string, variant>)') -%}
-    {%- endfor %}
+        {%- do typed_images.update({image: _cdc_cast('if(' ~ is_change ~ ', ' ~ fields[image] ~ ', null)', types[image])}) -%}
+    {%- endfor -%}
+    {%- set expressions = {
+        'raw_record_id': "concat_ws(':', " ~ r ~ ".landing_file, cast(" ~ r ~ ".landing_position as string))",
+        'row_index': row_index,
+        'record_outcome': r ~ '.record_classification.outcome',
+        'outcome_reason': r ~ '.record_classification.reason',
+        'flavour': cdc_sql_string(flavour),
+        'source_database': fields.source_database,
+        'source_schema': fields.source_schema,
+        'source_table': fields.source_table,
+        'operation': 'if(' ~ is_change ~ ', ' ~ fields.operation ~ ', null)',
+        'key_image': typed_images.key_image,
+        'before_image': typed_images.before_image,
+        'after_image': typed_images.after_image,
+        'field_schemas': 'if(' ~ is_change ~ ', ' ~ fields.field_schemas ~ ', null)',
+        'object_valued_columns': cdc_object_valued_columns([typed_images.key_image, typed_images.before_image, typed_images.after_image]),
+        'change_sequence': 'if(' ~ is_change ~ ', ' ~ fields.change_sequence ~ ', null)',
+        'commit_timestamp': fields.commit_timestamp,
+        'transaction_id': fields.transaction_id,
+        'landing_table': r ~ '.landing_table',
+        'landing_file': r ~ '.landing_file',
+        'landing_position': r ~ '.landing_position',
+        'kafka_topic': r ~ '.kafka_topic',
+        'kafka_partition': r ~ '.kafka_partition',
+        'kafka_offset': r ~ '.kafka_offset',
+        'kafka_timestamp': r ~ '.kafka_timestamp',
+        'landed_at': r ~ '.landed_at',
+        'loaded_at': cdc_loaded_at(),
+        'raw_key': 'if(' ~ is_change ~ ', null, ' ~ r ~ '.record_key)',
+        'raw_value': 'if(' ~ is_change ~ ', null, ' ~ r ~ '.record_value)',
+        'source_table_partition': 'lower(cast(' ~ fields.source_table ~ ' as string))',
+    } -%}
+    {%- set unwritten = [] -%}
+    {%- for name, data_type in cdc_record_column_types() if name not in expressions -%}
+        {%- do unwritten.append(name) -%}
+    {%- endfor -%}
+    {%- if unwritten -%}
+        {{ exceptions.raise_compiler_error(
+            "cdc_record_columns: no expression for the staging columns " ~ unwritten | join(', ')
+            ~ " of cdc_record_column_types; expected one for each of its columns"
+        ) }}
+    {%- endif -%}
+    {#- each column cast to its contract type, in the contract's order (the partition column last) #}
     select
-        concat_ws(':', {{ r }}.landing_file, cast({{ r }}.landing_position as string)) as raw_record_id,
-        cast({{ row_index }} as int) as row_index,
-        {{ r }}.record_classification.outcome as record_outcome,
-        {{ r }}.record_classification.reason as outcome_reason,
-        '{{ flavour }}' as flavour,
-        cast({{ fields.source_database }} as string) as source_database,
-        cast({{ fields.source_schema }} as string) as source_schema,
-        cast({{ fields.source_table }} as string) as source_table,
-        cast(if({{ is_change }}, {{ fields.operation }}, null) as string) as operation,
-        {{ image_columns[0] }} as key_image,
-        {{ image_columns[1] }} as before_image,
-        {{ image_columns[2] }} as after_image,
-        cast(if({{ is_change }}, {{ fields.field_schemas }}, null) as {{ cdc_field_schemas_type() }}) as field_schemas,
-        {{ cdc_object_valued_columns(image_columns) }} as object_valued_columns,
-        cast(if({{ is_change }}, {{ fields.change_sequence }}, null) as array<bigint>) as change_sequence,
-        cast({{ fields.commit_timestamp }} as timestamp) as commit_timestamp,
-        cast({{ fields.transaction_id }} as string) as transaction_id,
-        {{ r }}.landing_table,
-        {{ r }}.landing_file,
-        {{ r }}.landing_position,
-        {{ r }}.kafka_topic,
-        {{ r }}.kafka_partition,
-        {{ r }}.kafka_offset,
-        {{ r }}.kafka_timestamp,
-        {{ r }}.landed_at,
-        {{ cdc_loaded_at() }} as loaded_at,
-        if({{ is_change }}, null, {{ r }}.record_key) as raw_key,
-        if({{ is_change }}, null, {{ r }}.record_value) as raw_value,
-        {#- last: the Hive partition column of every staging model -#}
-        lower(cast({{ fields.source_table }} as string)) as source_table_partition
+        {%- for name, data_type in cdc_record_column_types() %}
+        {{ expressions[name] if name in typed_images else _cdc_cast(expressions[name], data_type) }} as {{ name }}{{ ',' if not loop.last }}
+        {%- endfor %}
     {#- the record's outcome, decided once: its columns above read it (same name, so the field expressions still apply) #}
     from (
         select
@@ -133,32 +150,9 @@
 {%- endmacro %}
 
 
-{% macro cdc_record_column_types() %}
-    {#-
-        The staging contract's columns as `create table` takes them (name, then Spark type), in
-        the order cdc_record_columns selects them. A staging table is created from these, so
-        that no run asks Spark to analyse a staging query only to learn its columns
-        (test_declared_column_types_are_the_query_types compares them with the query's).
-    -#}
-    {%- set columns = [
-        ('raw_record_id', 'string'), ('row_index', 'int'), ('record_outcome', 'string'),
-        ('outcome_reason', 'string'), ('flavour', 'string'), ('source_database', 'string'),
-        ('source_schema', 'string'), ('source_table', 'string'), ('operation', 'string'),
-        ('key_image', 'map<string, variant>'), ('before_image', 'map<string, variant>'),
-        ('after_image', 'map<string, variant>'), ('field_schemas', cdc_field_schemas_type() | trim),
-        ('object_valued_columns', 'array<string>'), ('change_sequence', 'array<bigint>'),
-        ('commit_timestamp', 'timestamp'), ('transaction_id', 'string'), ('landing_table', 'string'),
-        ('landing_file', 'string'), ('landing_position', 'bigint'), ('kafka_topic', 'string'),
-        ('kafka_partition', 'int'), ('kafka_offset', 'bigint'), ('kafka_timestamp', 'timestamp'),
-        ('landed_at', 'timestamp'), ('loaded_at', 'timestamp'), ('raw_key', 'string'),
-        ('raw_value', 'string'), ('source_table_partition', 'string'),
-    ] -%}
-    {%- set declared = [] -%}
-    {%- for name, data_type in columns -%}
-        {%- do declared.append(cdc_quote(name) ~ ' ' ~ data_type) -%}
-    {%- endfor -%}
-    {{ return(declared) }}
-{% endmacro %}
+{% macro _cdc_cast(expression, data_type) -%}
+    cast({{ expression }} as {{ data_type }})
+{%- endmacro %}
 
 
 {% macro cdc_field_schemas_type() -%}
