@@ -35,7 +35,7 @@
     {%- set m = r ~ '.message' -%}
     {%- set dts_order -%}
         {%- if dts_landings | length > 0 -%}
-        {{ r }}.landing_table in ({% for name in dts_landings %}{{ cdc_sql_string(name) }}{{ ', ' if not loop.last }}{% endfor %})
+        {{ r }}.landing_table in ({{ cdc_sql_string_list(dts_landings) }})
         {%- else -%}
         false
         {%- endif -%}

@@ -285,6 +285,12 @@
 {%- endmacro %}
 
 
+{% macro cdc_sql_string_list(values) -%}
+    {#- SQL string literals for a list of Jinja values, separated by commas (for `in (...)`). -#}
+    {%- for value in values %}{{ cdc_sql_string(value) }}{{ ', ' if not loop.last }}{% endfor -%}
+{%- endmacro %}
+
+
 {% macro cdc_value_columns(target_table) %}
     {#- The declared columns of a registry entry that are not key columns, in declared order. -#}
     {%- set value_columns = [] -%}

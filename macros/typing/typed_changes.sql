@@ -749,7 +749,7 @@
     {#- on one line: callers put it into a WHERE of their own -#}
     (
     {%- if tables -%}
-        {{ relation }}.source_table_partition in ({% for table in tables %}{{ cdc_sql_string(table) }}{{ ', ' if not loop.last }}{% endfor %})
+        {{ relation }}.source_table_partition in ({{ cdc_sql_string_list(tables) }})
     {%- endif -%}
     {%- for pattern in patterns -%}
         {{ ' or ' if tables or not loop.first }}{{ _cdc_name_matches(relation ~ '.source_table_partition', none, pattern) }}

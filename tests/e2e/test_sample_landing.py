@@ -895,6 +895,62 @@ def test_every_raw_record_is_accounted_for(spark: SparkSession, sample_build: st
     )
 
 
+def test_a_staged_record_that_breaks_the_contract_fails_its_data_test(
+    spark: SparkSession, dbt: Dbt, sample_build: str, tmp_path: Path
+) -> None:
+    """cdc_change_records_valid (tests/dbt/generic) over a copy of the sample's Debezium staging
+    table, with one broken record per rule in its latest run and one more in an earlier run:
+    it fails on the four of the latest run (an earlier run's records were checked by that run's
+    build) and names the rule each breaks. A parser that writes such a record is a bug; this is
+    what catches it."""
+    schema, model = "it_contract", "stg_debezium__records"
+    staged, copy = f"{sample_build}_staging.{model}", f"{schema}_staging.{model}"
+    spark.sql(f"create database if not exists {schema}_staging")
+    spark.sql(f"drop table if exists {copy}")
+    spark.sql(f"create table {copy} using parquet as select * from {staged}")
+    template = f"(select * from {staged} where record_outcome = 'change' order by raw_record_id limit 1)"
+    rules = {
+        "raw_record_id": ("cast(null as string)", "raw_record_id is null"),
+        "record_outcome": ("'applied'", "record_outcome is not one of change, control, quarantined"),
+        "operation": ("'upsert'", "operation is not one of insert, update, delete, snapshot, truncate"),
+        "outcome_reason": (
+            "'no_such_reason'",
+            "outcome_reason is not a reason_code of seed cdc_outcome_reasons",
+        ),
+    }
+    broken = [(column, value, "loaded_at") for column, (value, _) in rules.items()]
+    broken.append(("operation", "'upsert'", "loaded_at - interval 1 day"))  # an earlier run's
+    for broken_column, value, loaded_at in broken:
+        replaced = {broken_column: value, "loaded_at": loaded_at}
+        select_list = ", ".join(
+            f"{replaced.get(column, column)} as {column}" for column in spark.table(staged).columns
+        )
+        spark.sql(f"insert into {copy} select {select_list} from {template}")
+
+    landing_root = tmp_path / "landing"
+    shutil.copytree(SAMPLE_LANDING, landing_root)
+    latest_run = dbt.run(
+        "test",
+        "--select",
+        f"test_name:cdc_change_records_valid,{model}",
+        "--store-failures",
+        schema=schema,
+        landing_root=landing_root,
+        check=False,
+    )
+    assert latest_run.returncode == 1 and "FAIL 4 cdc_change_records_valid" in latest_run.stdout, (
+        latest_run.stdout
+    )
+    failures = spark.sql(
+        f"show tables in {schema}_dbt_test__audit like 'cdc_change_records_valid*'"
+    ).collect()
+    assert len(failures) == 1, failures
+    assert sorted(
+        row[0]
+        for row in spark.sql(f"select broken_rule from {schema}_dbt_test__audit.{failures[0][1]}").collect()
+    ) == sorted(rule for _, rule in rules.values()), "the earlier run's record is not checked again"
+
+
 def test_declared_column_types_are_the_query_types(spark: SparkSession, sample_build: str) -> None:
     """An incremental table is created from declared types, without asking Spark to analyse its
     query first (_cdc_create_table_then_insert in macros/materializations/incremental.sql): a

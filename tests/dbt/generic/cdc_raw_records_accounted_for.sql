@@ -7,18 +7,18 @@
     the binary_files landings hold (dts_avro or parquet_export: their decoder splits them).
 -#}
 {%- set audit_all = var('cdc_audit_all_files', false) -%}
-{%- set latest_loaded_at = cdc_watermark(model, 'loaded_at') -%}
 {%- set audited_files = [] -%}
-{%- if execute and latest_loaded_at and not audit_all -%}
+{%- if execute and not audit_all -%}
+    {#- the latest run and its files in one statement -#}
     {%- set files_query -%}
-        select distinct landing_file from {{ model }} where loaded_at = {{ latest_loaded_at }}
+        select distinct landing_file from {{ model }} where loaded_at = (select max(loaded_at) from {{ model }})
     {%- endset -%}
     {%- do audited_files.extend(run_query(files_query).columns[0].values()) -%}
 {%- endif -%}
 {%- set file_filter -%}
     {%- if audit_all %}true
     {%- elif audited_files | length == 0 %}false
-    {%- else %}landing_file in ({% for file_path in audited_files %}{{ cdc_sql_string(file_path) }}{{ ', ' if not loop.last }}{% endfor %})
+    {%- else %}landing_file in ({{ cdc_sql_string_list(audited_files) }})
     {%- endif -%}
 {%- endset -%}
 
