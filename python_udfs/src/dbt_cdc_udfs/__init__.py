@@ -99,9 +99,13 @@ class _Command:
     credentials: Any
     # a run or build on Spark in this process, which keeps a record of its last success (unchanged_runs)
     inputs: RunInputs | None
-    # the bytes landed since that record (every landed byte without one, up to TINY_LANDING_BYTES;
-    # None when the landing is not a local folder): small_runs.newly_landed_bytes_up_to
-    newly_landed: int | None
+    # what the code-generation rule weighs: the bytes landed since that record, or every landed
+    # byte up to TINY_LANDING_BYTES without one; None when the landing is not a local folder
+    # (small_runs.newly_landed_bytes_up_to)
+    landed_for_code_generation: int | None
+    # what the JIT's rule weighs: the bytes landed since that record; None without one (a full
+    # refresh, another target), where the profile's JIT stands (small_runs.with_jit_for_the_run)
+    landed_since_last_run: int | None
 
 
 def _this_command() -> _Command | None:
@@ -115,8 +119,8 @@ def _this_command() -> _Command | None:
     if getattr(flags, "WHICH", None) not in _COMMANDS_THAT_RUN_SQL or project is None or profile is None:
         return None
     inputs = run_inputs(flags, project, profile)
-    newly_landed = newly_landed_bytes_up_to(local_landing_root(flags, project), inputs)
-    return _Command(profile.credentials, inputs, newly_landed)
+    landed = newly_landed_bytes_up_to(local_landing_root(flags, project), inputs)
+    return _Command(profile.credentials, inputs, landed, landed if inputs is not None else None)
 
 
 def choose_code_generation(command: _Command) -> None:
@@ -130,7 +134,7 @@ def choose_code_generation(command: _Command) -> None:
     if parameters is None:
         return
     try:
-        chosen = code_generation_for_the_run(dict(parameters), command.newly_landed)
+        chosen = code_generation_for_the_run(dict(parameters), command.landed_for_code_generation)
     except ValueError as wrong:
         raise DbtRuntimeError(str(wrong)) from None
     if chosen:
@@ -162,9 +166,7 @@ def start_session_early(command: _Command) -> None:
     if command.inputs is not None and up_to_date(command.inputs):
         return
     parameters = server_side_parameters(command.credentials)
-    # the JIT's rule counts only what landed since a recorded run: none without inputs
-    newly_landed = command.newly_landed if command.inputs is not None else None
-    for_the_run = with_jit_for_the_run(parameters, newly_landed)
+    for_the_run = with_jit_for_the_run(parameters, command.landed_since_last_run)
     if for_the_run != parameters:
         log_note(
             "cdc_udfs: little landed since the last successful run: the JIT's first tier only", debug=True
