@@ -54,6 +54,19 @@ def test_the_same_inputs_give_the_same_fingerprint(root: Path) -> None:
     assert inputs(root).fingerprint() == inputs(root).fingerprint()
 
 
+def test_the_landing_is_listed_once_for_a_run_as_it_starts(root: Path) -> None:
+    """A run's inputs list the landing once, for its size and its fingerprint: a file that lands
+    later is in neither, so the next run sees the landing changed and stages it."""
+    as_it_started = inputs(root)
+    size = as_it_started.landed_bytes()
+    before = as_it_started.fingerprint()
+    (root / "landing/debezium/json_lines/batch-001.jsonl").write_text("{}\n{}\n")
+    assert as_it_started.landed_bytes() == size == 3
+    assert as_it_started.fingerprint() == before
+    assert inputs(root).landed_bytes() == 9
+    assert differing(before, inputs(root).fingerprint()) == ["landing"]
+
+
 @pytest.mark.parametrize(
     ("path", "part"),
     [

@@ -44,7 +44,7 @@ _JAVA_OPTIONS = "spark.driver.extraJavaOptions"
 
 def newly_landed_bytes(inputs: RunInputs) -> int:
     """Bytes landed since the last successful run started (every landed byte when none is recorded)."""
-    return max(0, landed_bytes(inputs.landing_root) - recorded_landed_bytes(inputs.record))
+    return max(0, inputs.landed_bytes() - recorded_landed_bytes(inputs.record))
 
 
 def with_jit_for_the_run(parameters: dict[str, str], newly_landed: int | None) -> dict[str, str]:

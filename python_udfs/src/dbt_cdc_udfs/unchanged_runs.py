@@ -25,6 +25,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import cached_property
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -86,10 +87,20 @@ class RunInputs:
             if part == "settings":
                 digest.update(json.dumps(self.settings, sort_keys=True, default=str).encode())
             for path in roots.get(part, ()):
-                for entry in _files(path):
+                for entry in _files(path, self._landed_files if part == "landing" else None):
                     digest.update(f"{entry}\n".encode())
             digests[part] = digest.hexdigest()
         return digests
+
+    def landed_bytes(self) -> int:
+        """The size of every landed file, in bytes, as the run finds them when it starts."""
+        return sum(stat.st_size for _, stat in self._landed_files if stat is not None)
+
+    @cached_property
+    def _landed_files(self) -> list[tuple[str, os.stat_result | None]]:
+        """The landed files and their stats, listed once for these inputs: the fingerprint and
+        the landed bytes both read them (a large landing is many files to stat)."""
+        return list(_file_stats(self.landing_root))
 
 
 def covered_by_run(at_start: dict[str, str], at_end: dict[str, str]) -> dict[str, str]:
@@ -115,15 +126,15 @@ def _file_stats(root: Path) -> Iterator[tuple[str, os.stat_result | None]]:
             yield path, stat
 
 
-def _files(root: Path) -> list[str]:
-    """`path<TAB>size<TAB>mtime_ns` of each file under root, sorted; a missing root is one line
-    that says so, so that its appearance changes the fingerprint, and so is a file removed while
-    listed (the fingerprint differs anyway)."""
+def _files(root: Path, listed: list[tuple[str, os.stat_result | None]] | None = None) -> list[str]:
+    """`path<TAB>size<TAB>mtime_ns` of each file under root (as `listed` by _file_stats, or
+    listed now), sorted; a missing root is one line that says so, so that its appearance changes
+    the fingerprint, and so is a file removed while listed (the fingerprint differs anyway)."""
     if not root.is_file() and not root.is_dir():
         return [f"{root}\tmissing"]
     return sorted(
         f"{path}\t{stat.st_size}\t{stat.st_mtime_ns}" if stat is not None else f"{path}\tgone"
-        for path, stat in _file_stats(root)
+        for path, stat in (listed if listed is not None else _file_stats(root))
     )
 
 
@@ -340,7 +351,7 @@ def install_unchanged_run_skip() -> None:
         inputs = run_inputs(self.args, self.config, self.config)
         if inputs is None:
             return original(self)
-        landed_at_start = landed_bytes(inputs.landing_root)
+        landed_at_start = inputs.landed_bytes()
         changed, at_start, recorded = changed_parts(inputs)
         if recorded is not None and not changed:
             return _nothing_to_do(self, recorded)
