@@ -898,8 +898,8 @@ def test_every_raw_record_is_accounted_for(spark: SparkSession, sample_build: st
 def test_a_staged_record_that_breaks_the_contract_fails_its_data_test(
     spark: SparkSession, dbt: Dbt, sample_build: str, tmp_path: Path
 ) -> None:
-    """cdc_change_records_valid (tests/dbt/generic) over a copy of the sample's Debezium staging
-    table, with one broken record per rule in its latest run and one more in an earlier run:
+    """cdc_change_records_valid (tests/dbt/generic) over a staging table of one valid change of
+    the sample, one broken copy of it per rule in its latest run and one more in an earlier run:
     it fails on the four of the latest run (an earlier run's records were checked by that run's
     build) and names the rule each breaks. A parser that writes such a record is a bug; this is
     what catches it."""
@@ -907,8 +907,9 @@ def test_a_staged_record_that_breaks_the_contract_fails_its_data_test(
     staged, copy = f"{sample_build}_staging.{model}", f"{schema}_staging.{model}"
     spark.sql(f"create database if not exists {schema}_staging")
     spark.sql(f"drop table if exists {copy}")
-    spark.sql(f"create table {copy} using parquet as select * from {staged}")
+    # the smallest table that shows the rules: one valid change of the sample, then the broken ones
     template = f"(select * from {staged} where record_outcome = 'change' order by raw_record_id limit 1)"
+    spark.sql(f"create table {copy} using parquet as select * from {template}")
     rules = {
         "raw_record_id": ("cast(null as string)", "raw_record_id is null"),
         "record_outcome": ("'applied'", "record_outcome is not one of change, control, quarantined"),
