@@ -921,11 +921,10 @@ def test_a_staged_record_that_breaks_the_contract_fails_its_data_test(
     }
     broken = [(column, value, "loaded_at") for column, (value, _) in rules.items()]
     broken.append(("operation", "'upsert'", "loaded_at - interval 1 day"))  # an earlier run's
+    columns = spark.table(staged).columns
     for broken_column, value, loaded_at in broken:
         replaced = {broken_column: value, "loaded_at": loaded_at}
-        select_list = ", ".join(
-            f"{replaced.get(column, column)} as {column}" for column in spark.table(staged).columns
-        )
+        select_list = ", ".join(f"{replaced.get(column, column)} as {column}" for column in columns)
         spark.sql(f"insert into {copy} select {select_list} from {template}")
 
     landing_root = tmp_path / "landing"

@@ -28,9 +28,7 @@ audited_records as (
         outcome_reason,
         operation
     from {{ model }}
-    {%- if not var('cdc_audit_all_files', false) %}
-    where loaded_at = (select max(loaded_at) from {{ model }})
-    {%- endif %}
+    where {{ _cdc_audited_records(model) }}
 ),
 
 checked_records as (

@@ -11,7 +11,7 @@
 {%- if execute and not audit_all -%}
     {#- the latest run and its files in one statement -#}
     {%- set files_query -%}
-        select distinct landing_file from {{ model }} where loaded_at = (select max(loaded_at) from {{ model }})
+        select distinct landing_file from {{ model }} where {{ _cdc_audited_records(model) }}
     {%- endset -%}
     {%- do audited_files.extend(run_query(files_query).columns[0].values()) -%}
 {%- endif -%}
