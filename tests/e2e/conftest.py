@@ -170,8 +170,10 @@ def _start_connect_server(state_dir: Path) -> tuple[Server, Callable[[], None]]:
 # in the order of collection (--dist loadfile --no-loadscope-reorder); handed out longest first,
 # the last to start are short, and neither worker waits long for the other at the end. xdist's
 # own order (most tests first) started test_killed_runs, one test of 196-267 s, near the end:
-# a CI run of 8439109 had 1,870 s of tests on two workers and took 1,029 s. Seconds per module
-# in the fresh-clone CI runs of 7e3257f and 8439109 (2026-12-06), which move by 20-50 % between runs.
+# a CI run of 8439109 had 1,870 s of tests on two workers and took 1,029 s; its durations
+# replayed longest first end at 950 s (benchmark/replay_test_schedule.py, which also says when
+# to change this list). Seconds per module in the fresh-clone CI runs of 7e3257f and 8439109
+# (2026-12-06), which move by 20-50 % between runs.
 MODULES_LONGEST_FIRST = [
     "test_sample_landing.py",  # 579, 557
     "test_batch_split.py",  # 269, 266
