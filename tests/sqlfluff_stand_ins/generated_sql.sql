@@ -10,37 +10,23 @@
     parses and runs the real SQL in every test build (bin/test's pytest).
 -#}
 
-{% macro cdc_landed_records(landing_relations, value_format='json') -%}
+{% macro cdc_landed_records(landing_relations) -%}
+    {%- do kwargs -%}
     select * from {{ landing_relations | first }}
 {%- endmacro %}
 
-{% macro debezium_family_records(landed_relation, flavour, with_cdl_v1=false) -%}
+{#- every flavour's parser: the staging model's landed records, whatever else it is given -#}
+{% macro cdc_parser_stand_in(landed_relation) -%}
+    {%- do varargs -%}{%- do kwargs -%}
     select * from {{ landed_relation }}
 {%- endmacro %}
-
-{% macro arcion_internal_json_records(landed_relation, flavour) -%}
-    select * from {{ landed_relation }}
-{%- endmacro %}
-
-{% macro arcion_internal_csv_records(landed_relation, flavour) -%}
-    select * from {{ landed_relation }}
-{%- endmacro %}
-
-{% macro canal_json_records(landed_relation, flavour, dts_landings) -%}
-    select * from {{ landed_relation }}
-{%- endmacro %}
-
-{% macro dts_avro_records(landed_relation, flavour) -%}
-    select * from {{ landed_relation }}
-{%- endmacro %}
-
-{% macro parquet_export_records(landed_relation, flavour) -%}
-    select * from {{ landed_relation }}
-{%- endmacro %}
-
-{% macro shareplex_json_records(landed_relation, flavour) -%}
-    select * from {{ landed_relation }}
-{%- endmacro %}
+{%- set debezium_family_records = cdc_parser_stand_in %}
+{%- set arcion_internal_json_records = cdc_parser_stand_in %}
+{%- set arcion_internal_csv_records = cdc_parser_stand_in %}
+{%- set canal_json_records = cdc_parser_stand_in %}
+{%- set dts_avro_records = cdc_parser_stand_in %}
+{%- set parquet_export_records = cdc_parser_stand_in %}
+{%- set shareplex_json_records = cdc_parser_stand_in %}
 
 {% macro cdc_current_state() -%}
     select * from {{ this }}
