@@ -41,11 +41,17 @@ MODES = {
 
 
 def local_profile_settings() -> dict[str, str]:
-    """The `local` output's server_side_parameters, rendered as dbt would (env_var only)."""
-    template = jinja2.Template((PROJECT_DIR / "profiles" / "profiles.yml").read_text())
-    rendered = template.render(env_var=lambda name, default="": os.environ.get(name, default))
-    profile = next(iter(yaml.safe_load(rendered).values()))
-    return {str(k): str(v) for k, v in profile["outputs"]["local"]["server_side_parameters"].items()}
+    """The `local` output's server_side_parameters, rendered as dbt renders them: the YAML first,
+    then each value as a Jinja template (env_var only)."""
+    profile = next(iter(yaml.safe_load((PROJECT_DIR / "profiles" / "profiles.yml").read_text()).values()))
+
+    def env_var(name: str, default: str = "") -> str:
+        return os.environ.get(name, default)
+
+    return {
+        str(name): jinja2.Template(str(value)).render(env_var=env_var)
+        for name, value in profile["outputs"]["local"]["server_side_parameters"].items()
+    }
 
 
 def local_profile_session(settings: dict[str, str] | None = None) -> Any:

@@ -87,15 +87,18 @@ def test_the_class_archive_options_are_not_settings() -> None:
             )
         )
     assert len(options["use_option"]) == len(options["record_option"]) == 2, assignments  # JDK 25 and older
-    profile = jinja2.Template((PROJECT_DIR / "profiles" / "profiles.yml").read_text())
+    profile = yaml.safe_load((PROJECT_DIR / "profiles" / "profiles.yml").read_text())
+    settings = profile["cdc_lakehouse"]["outputs"]["local"]["server_side_parameters"]
 
     def local_settings(class_sharing: str) -> dict[str, str]:
-        """The `local` profile's Spark settings, rendered as dbt would with CDC_SPARK_CLASS_SHARING set."""
+        """The `local` profile's Spark settings, rendered as dbt renders them (the YAML first, then
+        each value as a Jinja template) with CDC_SPARK_CLASS_SHARING set."""
         environment = {"CDC_SPARK_CLASS_SHARING": class_sharing}
-        rendered = yaml.safe_load(
-            profile.render(env_var=lambda name, default="": environment.get(name, default))
-        )
-        return rendered["cdc_lakehouse"]["outputs"]["local"]["server_side_parameters"]
+
+        def env_var(name: str, default: str = "") -> str:
+            return environment.get(name, default)
+
+        return {name: jinja2.Template(str(value)).render(env_var=env_var) for name, value in settings.items()}
 
     for recording, using in zip(options["record_option"], options["use_option"], strict=True):
         assert recording in local_settings(recording)["spark.driver.extraJavaOptions"]
