@@ -83,15 +83,14 @@ def finish_times(order: list[str], modules: dict[str, list[str]], durations: dic
 
 
 def main() -> None:
-    from conftest import MODULES_LONGEST_FIRST
+    from conftest import module_place
 
     durations = test_durations(Path(sys.argv[1]).read_text())
     modules = collected_modules()
-    rank = {name: place for place, name in enumerate(MODULES_LONGEST_FIRST)}
     orders = {
         "xdist's order (most tests first)": sorted(modules, key=lambda module: -len(modules[module])),
         "longest first (MODULES_LONGEST_FIRST)": sorted(
-            modules, key=lambda module: rank.get(Path(module).name, -1)
+            modules, key=lambda module: module_place(Path(module).name)
         ),
     }
     print(f"tests' summed durations: {sum(durations.values()):,.0f} s")
