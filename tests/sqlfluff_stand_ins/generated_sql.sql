@@ -7,7 +7,9 @@
     of these macros is 12-55 KB per model, and sqlfluff parsed and walked all of it to report
     nothing: 9-20 s of CPU per model. Each stand-in renders the smallest SELECT that reads the
     relation the file names, so that the file's own CTEs and references lint as before. Spark
-    parses and runs the real SQL in every test build (bin/test's pytest).
+    parses and runs the real SQL in every test build (bin/test's pytest). A stand-in takes any
+    other argument its macro takes: Jinja lets a macro accept extra positional or keyword
+    arguments only when its body names `varargs` or `kwargs`, hence the `do` lines.
 -#}
 
 {% macro cdc_landed_records(landing_relations) -%}
