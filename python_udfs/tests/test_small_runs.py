@@ -1,18 +1,21 @@
 """The JIT of a run's JVM (dbt_cdc_udfs.small_runs): the first tier only when less than
-SMALL_LANDING_BYTES landed since the last successful run started, the profile's otherwise, and
-never over a choice made with CDC_SPARK_JAVA_OPTIONS. Interpreted expressions when less than
+SMALL_LANDING_BYTES landed since the last successful run started, Spark's generated classes on
+the first tier only otherwise, and never over a choice made with CDC_SPARK_JAVA_OPTIONS. Interpreted expressions when less than
 TINY_LANDING_BYTES landed, generated code otherwise or when the landing is not a local folder,
 and never over a choice made with CDC_SPARK_CODEGEN or in the profile."""
 
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from dbt_cdc_udfs.small_runs import (
     CODE_GENERATION_CHOICE_ENVIRONMENT,
+    COMPILER_DIRECTIVES,
+    GENERATED_CODE_ON_FIRST_TIER_OPTIONS,
     INTERPRETED_EXPRESSIONS,
     QUICK_JIT_OPTIONS,
     SMALL_LANDING_BYTES,
@@ -25,6 +28,8 @@ from dbt_cdc_udfs.small_runs import (
 )
 from dbt_cdc_udfs.unchanged_runs import RunInputs
 
+PROJECT_DIR = Path(__file__).resolve().parents[2]
+
 PROFILE = {
     "spark.driver.extraJavaOptions": "-Dderby.system.home=.spark -XX:+UseSerialGC",
     "spark.sql.ansi.enabled": "true",
@@ -32,6 +37,12 @@ PROFILE = {
 QUICK = {
     **PROFILE,
     "spark.driver.extraJavaOptions": f"{PROFILE['spark.driver.extraJavaOptions']} {QUICK_JIT_OPTIONS}",
+}
+LARGE = {
+    **PROFILE,
+    "spark.driver.extraJavaOptions": (
+        f"{PROFILE['spark.driver.extraJavaOptions']} {GENERATED_CODE_ON_FIRST_TIER_OPTIONS}"
+    ),
 }
 
 
@@ -69,9 +80,9 @@ def test_a_first_run_on_a_small_landing_gets_the_first_tier(tmp_path: Path) -> N
     assert with_jit_for_the_run(PROFILE, newly_landed_bytes(inputs(tmp_path))) == QUICK
 
 
-def test_a_first_run_on_a_large_landing_keeps_the_profile(tmp_path: Path) -> None:
+def test_a_first_run_on_a_large_landing_gets_generated_code_on_the_first_tier(tmp_path: Path) -> None:
     land(tmp_path, "batch-000.jsonl", SMALL_LANDING_BYTES)
-    assert with_jit_for_the_run(PROFILE, newly_landed_bytes(inputs(tmp_path))) == PROFILE
+    assert with_jit_for_the_run(PROFILE, newly_landed_bytes(inputs(tmp_path))) == LARGE
 
 
 def test_what_landed_since_the_last_successful_run_counts(tmp_path: Path) -> None:
@@ -80,7 +91,7 @@ def test_what_landed_since_the_last_successful_run_counts(tmp_path: Path) -> Non
     land(tmp_path, "batch-001.jsonl", SMALL_LANDING_BYTES - 1)
     assert with_jit_for_the_run(PROFILE, newly_landed_bytes(inputs(tmp_path))) == QUICK
     land(tmp_path, "batch-002.jsonl", 1)
-    assert with_jit_for_the_run(PROFILE, newly_landed_bytes(inputs(tmp_path))) == PROFILE
+    assert with_jit_for_the_run(PROFILE, newly_landed_bytes(inputs(tmp_path))) == LARGE
 
 
 def test_a_jit_chosen_by_who_runs_stands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -89,8 +100,25 @@ def test_a_jit_chosen_by_who_runs_stands(tmp_path: Path, monkeypatch: pytest.Mon
     assert with_jit_for_the_run(PROFILE, newly_landed_bytes(inputs(tmp_path))) == PROFILE
 
 
-def test_a_run_the_check_does_not_apply_to_keeps_the_profile() -> None:
-    assert with_jit_for_the_run(PROFILE, None) == PROFILE
+def test_a_run_without_a_record_counts_as_large() -> None:
+    """A full refresh keeps no record of what landed since: it may read everything."""
+    assert with_jit_for_the_run(PROFILE, None) == LARGE
+
+
+def test_a_jvm_takes_the_compiler_directives() -> None:
+    """The directives file is shipped with the package, by an absolute path, and is one a JVM
+    reads: a file it cannot read stops it before Spark starts."""
+    assert COMPILER_DIRECTIVES.is_absolute()
+    java_home = subprocess.run(
+        [str(PROJECT_DIR / "bin" / "java-home")], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    started = subprocess.run(
+        [f"{java_home}/bin/java", *GENERATED_CODE_ON_FIRST_TIER_OPTIONS.split(), "-version"],
+        capture_output=True,
+        text=True,
+    )
+    assert started.returncode == 0, started.stdout + started.stderr
+    assert "1 compiler directives added" in started.stdout, started.stdout
 
 
 INTERPRETED = INTERPRETED_EXPRESSIONS

@@ -14,8 +14,9 @@ while dbt parses the project (start_session_early), so that the JVM's start no l
 for the parse, nor the parse for the JVM; and a `dbt run` or `dbt build` that has nothing to do
 (nothing landed or changed since the last successful run of the same command) starts no Spark
 at all (unchanged_runs). A run with little newly landed starts that JVM with the JIT's first
-tier only, and on every target a run with almost nothing landed has Spark interpret its
-expressions instead of generating code (small_runs).
+tier only, a larger one with Spark's generated classes on the first tier only, and on every
+target a run with almost nothing landed has Spark interpret its expressions instead of
+generating code (small_runs).
 """
 
 from __future__ import annotations
@@ -28,9 +29,11 @@ from dbt.plugins.manager import dbtPlugin
 
 from cdc_udfs import HELPER_NAMES
 from dbt_cdc_udfs.small_runs import (
+    QUICK_JIT_OPTIONS,
     TINY_LANDING_BYTES,
     as_connection_settings,
     code_generation_for_the_run,
+    jit_options_for_the_run,
     newly_landed_bytes_up_to,
     with_jit_for_the_run,
 )
@@ -101,7 +104,7 @@ class _Command:
     # (small_runs.newly_landed_bytes_up_to)
     landed_for_code_generation: int | None
     # what the JIT's rule weighs: the bytes landed since that record; None without one (a full
-    # refresh, another target), where the profile's JIT stands (small_runs.with_jit_for_the_run)
+    # refresh, another target), which counts as a large run (small_runs.jit_options_for_the_run)
     landed_since_last_run: int | None
 
 
@@ -156,18 +159,22 @@ def start_session_early(command: _Command) -> None:
     lock makes dbt's first statement wait for this start instead of starting a second one.
     Anything that fails here is left for that first statement to report as it always did.
     Not when the run has nothing to do (unchanged_runs): then no Spark starts. A run with
-    little newly landed gets the JIT's first tier only (small_runs).
+    little newly landed gets the JIT's first tier only, a larger one Spark's generated classes on
+    the first tier only (small_runs).
     """
     if not spark_in_this_process(command.credentials):
         return
     if command.inputs is not None and up_to_date(command.inputs):
         return
     parameters = server_side_parameters(command.credentials)
-    for_the_run = with_jit_for_the_run(parameters, command.landed_since_last_run)
-    if for_the_run != parameters:
+    chosen = jit_options_for_the_run(command.landed_since_last_run)
+    if chosen == QUICK_JIT_OPTIONS:
         log_note(
             "cdc_udfs: little landed since the last successful run: the JIT's first tier only", debug=True
         )
+    elif chosen is not None:
+        log_note("cdc_udfs: Spark's generated classes are compiled by the JIT's first tier only", debug=True)
+    for_the_run = with_jit_for_the_run(parameters, command.landed_since_last_run)
     threading.Thread(
         target=_start_session,
         args=(for_the_run,),

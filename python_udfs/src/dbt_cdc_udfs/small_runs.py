@@ -1,5 +1,6 @@
-"""A run with little newly landed compiles with the JIT's first tier only, and a run with
-almost nothing landed interprets its expressions instead of generating code for them.
+"""A run with little newly landed compiles with the JIT's first tier only, a larger run compiles
+Spark's generated classes with the first tier only, and a run with almost nothing landed
+interprets its expressions instead of generating code for them.
 
 A `dbt run` or `dbt build` starts a new JVM that meets every statement for the first time. On
 a small increment most of the run is that warm-up, and HotSpot's second JIT tier (C2) spends
@@ -10,8 +11,15 @@ with the first tier only against 0.18x with both (README, "Small runs").
 So when the files under the landing root total less than SMALL_LANDING_BYTES more than when the
 last successful run started (dbt_cdc_udfs.unchanged_runs records it; with no record every landed
 byte is new), the plugin starts the in-process JVM with QUICK_JIT_OPTIONS after the profile's
-options. Only when the JIT is not chosen already: a set `CDC_SPARK_JAVA_OPTIONS` (bin/demo and
-the tests set it; set it to "" for the profile's default) is the choice of who runs.
+options. Any other run it starts with GENERATED_CODE_ON_FIRST_TIER_OPTIONS: both tiers, but the
+classes Spark generates for each statement (COMPILER_DIRECTIVES) are compiled by C1 alone. C2
+spent 1-2 s of a core on each of their largest methods, for statements that run once; a method
+C2 may not compile goes from C1's profiling code to C1's optimised code instead. The benchmark's
+full build (1.1M events, 2026-12-06, three runs each, alternated): 71.9 s instead of 76.5 s of
+dbt's elapsed time, 124 CPU s of the JVM instead of 134, C2's own 27 s instead of 36 s, the
+peak 40-60 MiB lower (docs/performance_log.md). Only when the JIT is not chosen already: a set
+`CDC_SPARK_JAVA_OPTIONS` (bin/demo and the tests set it; set it to "" for the profile's
+default) is the choice of who runs.
 
 Generated code: for each statement Spark writes Java for its expressions and compiles it with
 Janino, then HotSpot compiles that again; on a few hundred records that costs more than
@@ -38,6 +46,12 @@ QUICK_JIT_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m"
 # against 64.3/53.3 s, a third less CPU each; the full build (697 MB) ran a third slower with
 # the first tier only, and a first build of 272 MB 9-15 % slower. The bound is near the lower end.
 SMALL_LANDING_BYTES = 96 * 1024 * 1024
+# HotSpot reads the file when the JVM starts (a missing one stops it): shipped with this package,
+# named by its absolute path, so that it is found from any working folder.
+COMPILER_DIRECTIVES = Path(__file__).resolve().with_name("compiler_directives.json")
+GENERATED_CODE_ON_FIRST_TIER_OPTIONS = (
+    f"-XX:+UnlockDiagnosticVMOptions -XX:CompilerDirectivesFile={COMPILER_DIRECTIVES}"
+)
 JIT_CHOICE_ENVIRONMENT = "CDC_SPARK_JAVA_OPTIONS"
 _JAVA_OPTIONS = "spark.driver.extraJavaOptions"
 
@@ -47,16 +61,26 @@ def newly_landed_bytes(inputs: RunInputs) -> int:
     return max(0, inputs.landed_bytes() - recorded_landed_bytes(inputs.record))
 
 
+def jit_options_for_the_run(newly_landed: int | None) -> str | None:
+    """The JIT options the plugin adds to the profile's for the run's JVM (see the module):
+    QUICK_JIT_OPTIONS when less than SMALL_LANDING_BYTES landed since the last successful run
+    started (newly_landed: newly_landed_bytes), else GENERATED_CODE_ON_FIRST_TIER_OPTIONS (also
+    with newly_landed None, where the run keeps no record: a full refresh); None when who runs
+    chose with CDC_SPARK_JAVA_OPTIONS."""
+    if JIT_CHOICE_ENVIRONMENT in os.environ:
+        return None
+    if newly_landed is not None and newly_landed < SMALL_LANDING_BYTES:
+        return QUICK_JIT_OPTIONS
+    return GENERATED_CODE_ON_FIRST_TIER_OPTIONS
+
+
 def with_jit_for_the_run(parameters: dict[str, str], newly_landed: int | None) -> dict[str, str]:
-    """The profile's Spark settings for the run's JVM: with QUICK_JIT_OPTIONS added to the
-    driver's Java options when less than SMALL_LANDING_BYTES landed since the last successful run
-    started (newly_landed: newly_landed_bytes; None where the run keeps no record, and the
-    profile's settings stand), else as they are (see the module)."""
-    if newly_landed is None or JIT_CHOICE_ENVIRONMENT in os.environ:
+    """The profile's Spark settings for the run's JVM: with jit_options_for_the_run's options
+    after the driver's Java options, or as they are when it chooses none."""
+    chosen = jit_options_for_the_run(newly_landed)
+    if chosen is None:
         return parameters
-    if newly_landed >= SMALL_LANDING_BYTES:
-        return parameters
-    options = f"{parameters.get(_JAVA_OPTIONS, '')} {QUICK_JIT_OPTIONS}".strip()
+    options = f"{parameters.get(_JAVA_OPTIONS, '')} {chosen}".strip()
     return {**parameters, _JAVA_OPTIONS: options}
 
 
