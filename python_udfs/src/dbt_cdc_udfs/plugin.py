@@ -30,6 +30,7 @@ from dbt.plugins.manager import dbtPlugin
 from cdc_udfs import HELPER_NAMES
 from dbt_cdc_udfs.small_runs import (
     QUICK_JIT_OPTIONS,
+    SMALL_LANDING_BYTES,
     TINY_LANDING_BYTES,
     as_connection_settings,
     code_generation_for_the_run,
@@ -103,9 +104,10 @@ class _Command:
     # byte up to TINY_LANDING_BYTES without one; None when the landing is not a local folder
     # (small_runs.newly_landed_bytes_up_to)
     landed_for_code_generation: int | None
-    # what the JIT's rule weighs: the bytes landed since that record; None without one (a full
-    # refresh, another target), which counts as a large run (small_runs.jit_options_for_the_run)
-    landed_since_last_run: int | None
+    # what the JIT's rule weighs: the bytes landed since that record, or every landed byte up to
+    # SMALL_LANDING_BYTES without one (a full refresh reads them all); None when the landing is
+    # not a local folder, which counts as a large run (small_runs.jit_options_for_the_run)
+    landed_for_the_jit: int | None
 
 
 def _this_command() -> _Command | None:
@@ -119,8 +121,15 @@ def _this_command() -> _Command | None:
     if getattr(flags, "WHICH", None) not in _COMMANDS_THAT_RUN_SQL or project is None or profile is None:
         return None
     inputs = run_inputs(flags, project, profile)
-    landed = newly_landed_bytes_up_to(local_landing_root(flags, project), inputs)
-    return _Command(profile.credentials, inputs, landed, landed if inputs is not None else None)
+    landing_root = local_landing_root(flags, project)
+    landed = newly_landed_bytes_up_to(landing_root, inputs)
+    # with a record both rules weigh the same bytes, counted once
+    landed_for_the_jit = (
+        landed
+        if inputs is not None
+        else newly_landed_bytes_up_to(landing_root, None, up_to=SMALL_LANDING_BYTES)
+    )
+    return _Command(profile.credentials, inputs, landed, landed_for_the_jit)
 
 
 def choose_code_generation(command: _Command) -> None:
@@ -167,14 +176,16 @@ def start_session_early(command: _Command) -> None:
     if command.inputs is not None and up_to_date(command.inputs):
         return
     parameters = server_side_parameters(command.credentials)
-    chosen = jit_options_for_the_run(command.landed_since_last_run)
+    chosen = jit_options_for_the_run(command.landed_for_the_jit)
     if chosen == QUICK_JIT_OPTIONS:
         log_note(
-            "cdc_udfs: little landed since the last successful run: the JIT's first tier only", debug=True
+            "cdc_udfs: little landed since the last successful run (or at all, on a full refresh):"
+            " the JIT's first tier only",
+            debug=True,
         )
     elif chosen is not None:
         log_note("cdc_udfs: Spark's generated classes are compiled by the JIT's first tier only", debug=True)
-    for_the_run = with_jit_for_the_run(parameters, command.landed_since_last_run)
+    for_the_run = with_jit_for_the_run(parameters, command.landed_for_the_jit)
     threading.Thread(
         target=_start_session,
         args=(for_the_run,),

@@ -10,7 +10,7 @@ with the first tier only against 0.18x with both (README, "Small runs").
 
 So when the files under the landing root total less than SMALL_LANDING_BYTES more than when the
 last successful run started (dbt_cdc_udfs.unchanged_runs records it; with no record every landed
-byte is new), the plugin starts the in-process JVM with QUICK_JIT_OPTIONS after the profile's
+byte is new, as on a full refresh), the plugin starts the in-process JVM with QUICK_JIT_OPTIONS after the profile's
 options. Any other run it starts with GENERATED_CODE_ON_FIRST_TIER_OPTIONS: both tiers, but the
 classes Spark generates for each statement (COMPILER_DIRECTIVES) are compiled by C1 alone. C2
 spent 1-2 s of a core on each of their largest methods, for statements that run once; a method
@@ -64,9 +64,10 @@ def newly_landed_bytes(inputs: RunInputs) -> int:
 def jit_options_for_the_run(newly_landed: int | None) -> str | None:
     """The JIT options the plugin adds to the profile's for the run's JVM (see the module):
     QUICK_JIT_OPTIONS when less than SMALL_LANDING_BYTES landed since the last successful run
-    started (newly_landed: newly_landed_bytes), else GENERATED_CODE_ON_FIRST_TIER_OPTIONS (also
-    with newly_landed None, where the run keeps no record: a full refresh); None when who runs
-    chose with CDC_SPARK_JAVA_OPTIONS."""
+    started (newly_landed: newly_landed_bytes_up_to with SMALL_LANDING_BYTES; without a record,
+    as on a full refresh, every landed byte), else GENERATED_CODE_ON_FIRST_TIER_OPTIONS (also
+    with newly_landed None: a landing that is not a local folder); None when who runs chose
+    with CDC_SPARK_JAVA_OPTIONS."""
     if JIT_CHOICE_ENVIRONMENT in os.environ:
         return None
     if newly_landed is not None and newly_landed < SMALL_LANDING_BYTES:
@@ -99,16 +100,19 @@ _CHOICES = ("generated", "interpreted")
 _THRIFT_SESSION_SETTING = "set:hiveconf:"
 
 
-def newly_landed_bytes_up_to(landing_root: Path | None, inputs: RunInputs | None) -> int | None:
-    """What the run's newly landed bytes are compared with TINY_LANDING_BYTES by: those since the
-    last successful run started when the run keeps a record (inputs), else every landed byte, up
-    to TINY_LANDING_BYTES; None when the landing root is not a local folder (the landing may
-    then be anywhere, of any size)."""
+def newly_landed_bytes_up_to(
+    landing_root: Path | None, inputs: RunInputs | None, up_to: int = TINY_LANDING_BYTES
+) -> int | None:
+    """What the run's newly landed bytes are compared with a bound (`up_to`: TINY_LANDING_BYTES
+    or SMALL_LANDING_BYTES) by: those since the last successful run started when the run keeps a
+    record (inputs), else every landed byte (a full refresh reads them all), counted up to the
+    bound; None when the landing root is not a local folder (the landing may then be anywhere,
+    of any size)."""
     if inputs is not None:
         return newly_landed_bytes(inputs)
     if landing_root is None or not landing_root.is_dir():
         return None
-    return landed_bytes(landing_root, up_to=TINY_LANDING_BYTES)
+    return landed_bytes(landing_root, up_to=up_to)
 
 
 def code_generation_for_the_run(parameters: dict[str, str], newly_landed: int | None) -> dict[str, str]:
