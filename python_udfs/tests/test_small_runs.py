@@ -1,8 +1,9 @@
 """The JIT of a run's JVM (dbt_cdc_udfs.small_runs): the first tier only when less than
-SMALL_LANDING_BYTES landed since the last successful run started, Spark's generated classes on
-the first tier only otherwise, and never over a choice made with CDC_SPARK_JAVA_OPTIONS. Interpreted expressions when less than
-TINY_LANDING_BYTES landed, generated code otherwise or when the landing is not a local folder,
-and never over a choice made with CDC_SPARK_CODEGEN or in the profile."""
+SMALL_LANDING_BYTES landed since the last successful run started (every landed byte on a full
+refresh), Spark's generated classes on the first tier only otherwise, and never over a choice
+made with CDC_SPARK_JAVA_OPTIONS. Interpreted expressions when less than TINY_LANDING_BYTES
+landed, generated code otherwise or when the landing is not a local folder, and never over a
+choice made with CDC_SPARK_CODEGEN or in the profile."""
 
 from __future__ import annotations
 
