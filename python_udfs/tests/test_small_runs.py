@@ -108,16 +108,11 @@ def test_a_landing_that_is_not_a_local_folder_counts_as_large() -> None:
 def test_a_full_refresh_weighs_every_landed_byte(tmp_path: Path) -> None:
     """A full refresh keeps no record (inputs None) and stages every landed file again."""
     land(tmp_path, "batch-000.jsonl", SMALL_LANDING_BYTES)
-    landed = newly_landed_bytes_up_to(tmp_path / "landing", None, up_to=SMALL_LANDING_BYTES)
+    landed = newly_landed_bytes_up_to(tmp_path / "landing", None)
     assert with_jit_for_the_run(PROFILE, landed) == LARGE
     small = tmp_path / "small"
     land(small, "batch-000.jsonl", 48_000)
-    assert (
-        with_jit_for_the_run(
-            PROFILE, newly_landed_bytes_up_to(small / "landing", None, up_to=SMALL_LANDING_BYTES)
-        )
-        == QUICK
-    )
+    assert with_jit_for_the_run(PROFILE, newly_landed_bytes_up_to(small / "landing", None)) == QUICK
 
 
 def test_a_jvm_takes_the_compiler_directives() -> None:

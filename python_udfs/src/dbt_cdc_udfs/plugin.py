@@ -30,7 +30,6 @@ from dbt.plugins.manager import dbtPlugin
 from cdc_udfs import HELPER_NAMES
 from dbt_cdc_udfs.small_runs import (
     QUICK_JIT_OPTIONS,
-    SMALL_LANDING_BYTES,
     TINY_LANDING_BYTES,
     as_connection_settings,
     code_generation_for_the_run,
@@ -100,14 +99,10 @@ class _Command:
     credentials: Any
     # a run or build on Spark in this process, which keeps a record of its last success (unchanged_runs)
     inputs: RunInputs | None
-    # what the code-generation rule weighs: the bytes landed since that record, or every landed
-    # byte up to TINY_LANDING_BYTES without one; None when the landing is not a local folder
-    # (small_runs.newly_landed_bytes_up_to)
-    landed_for_code_generation: int | None
-    # what the JIT's rule weighs: the bytes landed since that record, or every landed byte up to
-    # SMALL_LANDING_BYTES without one (a full refresh reads them all); None when the landing is
-    # not a local folder, which counts as a large run (small_runs.jit_options_for_the_run)
-    landed_for_the_jit: int | None
+    # what the rules of code generation and of the JIT weigh: the bytes landed since that record,
+    # or every landed byte without one (a full refresh reads them all); None when the landing is
+    # not a local folder (small_runs.newly_landed_bytes_up_to)
+    newly_landed: int | None
 
 
 def _this_command() -> _Command | None:
@@ -121,15 +116,8 @@ def _this_command() -> _Command | None:
     if getattr(flags, "WHICH", None) not in _COMMANDS_THAT_RUN_SQL or project is None or profile is None:
         return None
     inputs = run_inputs(flags, project, profile)
-    landing_root = local_landing_root(flags, project)
-    landed = newly_landed_bytes_up_to(landing_root, inputs)
-    # with a record both rules weigh the same bytes, counted once
-    landed_for_the_jit = (
-        landed
-        if inputs is not None
-        else newly_landed_bytes_up_to(landing_root, None, up_to=SMALL_LANDING_BYTES)
-    )
-    return _Command(profile.credentials, inputs, landed, landed_for_the_jit)
+    landed = newly_landed_bytes_up_to(local_landing_root(flags, project), inputs)
+    return _Command(profile.credentials, inputs, landed)
 
 
 def choose_code_generation(command: _Command) -> None:
@@ -143,7 +131,7 @@ def choose_code_generation(command: _Command) -> None:
     if parameters is None:
         return
     try:
-        chosen = code_generation_for_the_run(dict(parameters), command.landed_for_code_generation)
+        chosen = code_generation_for_the_run(dict(parameters), command.newly_landed)
     except ValueError as wrong:
         raise DbtRuntimeError(str(wrong)) from None
     if chosen:
@@ -176,7 +164,7 @@ def start_session_early(command: _Command) -> None:
     if command.inputs is not None and up_to_date(command.inputs):
         return
     parameters = server_side_parameters(command.credentials)
-    chosen = jit_options_for_the_run(command.landed_for_the_jit)
+    chosen = jit_options_for_the_run(command.newly_landed)
     if chosen == QUICK_JIT_OPTIONS:
         log_note(
             "cdc_udfs: little landed since the last successful run (or at all, on a full refresh):"
@@ -185,7 +173,7 @@ def start_session_early(command: _Command) -> None:
         )
     elif chosen is not None:
         log_note("cdc_udfs: Spark's generated classes are compiled by the JIT's first tier only", debug=True)
-    for_the_run = with_jit_for_the_run(parameters, command.landed_for_the_jit)
+    for_the_run = with_jit_for_the_run(parameters, command.newly_landed)
     threading.Thread(
         target=_start_session,
         args=(for_the_run,),

@@ -64,8 +64,8 @@ def newly_landed_bytes(inputs: RunInputs) -> int:
 def jit_options_for_the_run(newly_landed: int | None) -> str | None:
     """The JIT options the plugin adds to the profile's for the run's JVM (see the module):
     QUICK_JIT_OPTIONS when less than SMALL_LANDING_BYTES landed since the last successful run
-    started (newly_landed: newly_landed_bytes_up_to with SMALL_LANDING_BYTES; without a record,
-    as on a full refresh, every landed byte), else GENERATED_CODE_ON_FIRST_TIER_OPTIONS (also
+    started (newly_landed: newly_landed_bytes_up_to; without a record, as on a full refresh,
+    every landed byte), else GENERATED_CODE_ON_FIRST_TIER_OPTIONS (also
     with newly_landed None: a landing that is not a local folder); None when who runs chose
     with CDC_SPARK_JAVA_OPTIONS."""
     if JIT_CHOICE_ENVIRONMENT in os.environ:
@@ -100,19 +100,18 @@ _CHOICES = ("generated", "interpreted")
 _THRIFT_SESSION_SETTING = "set:hiveconf:"
 
 
-def newly_landed_bytes_up_to(
-    landing_root: Path | None, inputs: RunInputs | None, up_to: int = TINY_LANDING_BYTES
-) -> int | None:
-    """What the run's newly landed bytes are compared with a bound (`up_to`: TINY_LANDING_BYTES
-    or SMALL_LANDING_BYTES) by: those since the last successful run started when the run keeps a
-    record (inputs), else every landed byte (a full refresh reads them all), counted up to the
-    bound; None when the landing root is not a local folder (the landing may then be anywhere,
+def newly_landed_bytes_up_to(landing_root: Path | None, inputs: RunInputs | None) -> int | None:
+    """What both rules compare the run's newly landed bytes with their bound by
+    (TINY_LANDING_BYTES for the code, SMALL_LANDING_BYTES for the JIT): those since the last
+    successful run started when the run keeps a record (inputs), else every landed byte (a full
+    refresh reads them all), counted up to the larger bound, which is as exact as either rule
+    needs; None when the landing root is not a local folder (the landing may then be anywhere,
     of any size)."""
     if inputs is not None:
         return newly_landed_bytes(inputs)
     if landing_root is None or not landing_root.is_dir():
         return None
-    return landed_bytes(landing_root, up_to=up_to)
+    return landed_bytes(landing_root, up_to=max(TINY_LANDING_BYTES, SMALL_LANDING_BYTES))
 
 
 def code_generation_for_the_run(parameters: dict[str, str], newly_landed: int | None) -> dict[str, str]:
