@@ -4,8 +4,11 @@
     landings hold a new one, and, from the staging tables' partitions (metadata, no Spark
     job), up to which staging time each current-state table and the log of checked changes
     have already seen everything. A model reads these facts through cdc_new_work(); a model
-    that has nothing new then runs no query at all. Measured on the sample's nothing-new
-    `dbt run`: 27 staging queries and 2-3 per current-state table before.
+    that has nothing new then runs no query at all (measured on the sample's nothing-new
+    `dbt run`: 27 staging queries and 2-3 per current-state table before). Each staging model
+    that writes adds which source tables it staged changes for (cdc_note_staged_sources), so
+    that the tables and the log read that summary instead of each aggregating the staged
+    changes again (cdc_staged_sources_since).
 
     The facts stay true for the whole run: a staging table is written only by its own model,
     and the staging models run before everything that reads them. A fact a model cannot
@@ -28,12 +31,15 @@
     {%- for model in staging -%}
         {%- do model.update({'partitions': _cdc_partitions(model.relation)}) -%}
     {%- endfor -%}
+    {%- set every_model_known = known | length == var('cdc_staging_models') | length -%}
     {%- set facts = {
         'invocation_id': invocation_id,
         'ingested_files': {},
         'landings_to_read': {},
-        'staged_through': _cdc_staged_through(staging) if known | length == var('cdc_staging_models') | length else none,
+        'staged_through': _cdc_staged_through(staging) if every_model_known else none,
         'checked_through': {},
+        'staged_before_run': _cdc_staged_before_run(known) if every_model_known else none,
+        'staged_sources': {},
     } -%}
     {#- a full refresh reads every landed file and types every staged change again: only what was
         staged is a fact (the partitions found now, and those this run's staging writes, may hold more
@@ -132,6 +138,82 @@
         {{ return(none) }}
     {%- endif -%}
     {%- do _cdc_add_newest_staged(facts.staged_through, _cdc_partitions(relation)) -%}
+{% endmacro %}
+
+
+{% macro cdc_note_staged_sources(relation, rebuilt, wrote) %}
+    {#-
+        After a staging model (var cdc_staging_models) ran, adds to this run's facts which
+        source tables it staged changes for in this run (cdc_staged_sources over its rows of
+        this run's staging time: one query, none when it wrote nothing), and whether its table
+        was created in the run (then it holds this run's rows only). cdc_staged_sources_since
+        reads them. Nothing for another model, or when the run has no facts.
+    -#}
+    {%- set facts = cdc_new_work() -%}
+    {%- if facts is none or facts.staged_before_run is none or model.name not in var('cdc_staging_models') -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set sources = [] -%}
+    {%- if wrote -%}
+        {%- set sources = cdc_staged_sources([{
+            'staging_model': model.name, 'relation': relation, 'where': 'staged_records.loaded_at = ' ~ cdc_loaded_at(),
+        }]) -%}
+    {%- endif -%}
+    {%- do facts.staged_sources.update({model.name: {'rebuilt': rebuilt, 'sources': sources}}) -%}
+{% endmacro %}
+
+
+{% macro cdc_staged_sources_since(loaded_after=none, source_tables=none) %}
+    {#-
+        The source tables with changes staged after `loaded_after` (a timestamp literal; none:
+        any change) in the staging partitions of `source_tables` (lower-case source table
+        names; none: every partition), as cdc_staged_sources gives them, from this run's facts
+        alone: what each staging model noted it staged in this run (cdc_note_staged_sources).
+        None when the facts cannot tell: a staging model whose table this run did not create
+        held, before the run, a change of those partitions staged after `loaded_after`.
+        Then the caller aggregates the staged changes itself.
+    -#}
+    {%- set facts = cdc_new_work() -%}
+    {%- if facts is none or facts.staged_before_run is none -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set after = loaded_after[10:-1] if loaded_after else none -%}
+    {%- set names = [] -%}
+    {%- for name in source_tables or [] -%}
+        {%- do names.append(name if name is string and modules.re.fullmatch('[a-z0-9_$.-]+', name) else none) -%}
+    {%- endfor -%}
+    {%- set sources = [] -%}
+    {%- for model_name in var('cdc_staging_models') -%}
+        {%- set noted = facts.staged_sources.get(model_name) -%}
+        {%- if noted is none or not noted.rebuilt -%}
+            {%- for table, newest in facts.staged_before_run[model_name].items()
+                if (source_tables is none or none in names or table in names) and (after is none or newest > after) -%}
+                {{ return(none) }}
+            {%- endfor -%}
+        {%- endif -%}
+        {%- do sources.extend(noted.sources if noted is not none else []) -%}
+    {%- endfor -%}
+    {{ return(sources) }}
+{% endmacro %}
+
+
+{% macro _cdc_checked_through_fact(name) %}
+    {#- The staging time up to which the model `name` had seen every staged record at the start of this run (its cdc.checked_through, cdc_new_work), as a timestamp literal; none when not known. -#}
+    {%- set facts = cdc_new_work() -%}
+    {%- set seen = facts.checked_through.get(name) if facts is not none else none -%}
+    {{ return("timestamp'" ~ seen ~ "'" if seen else none) }}
+{% endmacro %}
+
+
+{% macro _cdc_staged_before_run(known) %}
+    {#- {staging model: {staging partition: newest loaded_at as text}} of the staging models `known` (_cdc_existing_staging_models) at the start of the run. -#}
+    {%- set before = {} -%}
+    {%- for model in known -%}
+        {%- set newest = {} -%}
+        {%- do _cdc_add_newest_staged(newest, model.partitions if model.relation is not none else []) -%}
+        {%- do before.update({model.name: newest}) -%}
+    {%- endfor -%}
+    {{ return(before) }}
 {% endmacro %}
 
 

@@ -125,7 +125,9 @@
         change). One probe query over the staging partitions of the table's new changes says
         whether there is any (it returns no row otherwise), whether one of them truncates the
         table, which staging models hold them (only those are read), and which field schema
-        names their values carry (only those are decoded: cdc_schema_names_seen). With nothing
+        names their values carry (only those are decoded: cdc_schema_names_seen). When this
+        run's staging noted every change staged since loaded_after (cdc_staged_sources_since),
+        the plan reads that and runs no probe. With nothing
         new the probe's partitions are pruned and it costs what a query that stops at the
         first new change cost (cdc_any_change_staged_after, which this plan asked first until
         2026-11-29: a table with new changes paid both, 3-6 s of its +10% run). In a unit test,
@@ -152,27 +154,46 @@
             'moves_whole_rows': cdc_key_changes_move_whole_rows(none) | trim == 'true',
         }) }}
     {%- endif -%}
-    {%- set probe -%}
-        {%- for model_name in var('cdc_staging_models') %}
-        select
-            '{{ model_name }}' as staging_model,
-            coalesce(max(staged_records.operation = 'truncate'), false) as has_truncations,
-            {{ cdc_schema_names_seen('staged_records') | indent(12) }} as schema_names
-        from {{ ref(model_name) }} as staged_records
-        where {{ _cdc_staged_changes_condition(target_table, 'staged_records', loaded_after) | indent(8) }}
-        having count(*) > 0
-        {%- if not loop.last %}
-        union all
-        {%- endif %}
-        {%- endfor %}
-    {%- endset -%}
+    {#- [staging model, has truncations, schema names] of the table's new changes: what this run's staging
+        noted, when that is every change staged since loaded_after (cdc_staged_sources_since); else one probe -#}
+    {%- set new_changes = [] -%}
+    {%- set noted = cdc_staged_sources_since(loaded_after, source_tables) -%}
+    {%- set checked_through = _cdc_checked_through_fact(model.name) if incremental else none -%}
+    {%- set noted_since_check = cdc_staged_sources_since(checked_through, source_tables) if noted is none and checked_through else none -%}
+    {%- if noted is not none -%}
+        {%- for source in _cdc_sources_claimed_by(target_table, noted) -%}
+            {%- do new_changes.append([source.staging_model, source.has_truncations, source.schema_names]) -%}
+        {%- endfor -%}
+    {%- elif noted_since_check is not none and not _cdc_sources_claimed_by(target_table, noted_since_check) -%}
+        {#- the table had seen everything staged before this run, and this run staged nothing of its own (its
+            source table name's partition holds another database's changes): nothing new, as when nothing
+            was staged at all (cdc_has_checked_everything_staged) -#}
+    {%- else -%}
+        {%- set probe -%}
+            {%- for model_name in var('cdc_staging_models') %}
+            select
+                '{{ model_name }}' as staging_model,
+                coalesce(max(staged_records.operation = 'truncate'), false) as has_truncations,
+                {{ cdc_schema_names_seen('staged_records') | indent(16) }} as schema_names
+            from {{ ref(model_name) }} as staged_records
+            where {{ _cdc_staged_changes_condition(target_table, 'staged_records', loaded_after) | indent(12) }}
+            having count(*) > 0
+            {%- if not loop.last %}
+            union all
+            {%- endif %}
+            {%- endfor %}
+        {%- endset -%}
+        {%- do new_changes.extend(run_query(probe).rows) -%}
+    {%- endif -%}
     {%- set staging_models = [] -%}
     {%- set truncating_models = [] -%}
     {%- set names_json = [] -%}
-    {%- for staging_model, has_truncations, schema_names in run_query(probe).rows -%}
-        {%- do staging_models.append(staging_model) -%}
+    {%- for staging_model, has_truncations, schema_names in new_changes -%}
+        {%- if staging_model not in staging_models -%}
+            {%- do staging_models.append(staging_model) -%}
+        {%- endif -%}
         {%- do names_json.append(schema_names) -%}
-        {%- if has_truncations -%}
+        {%- if has_truncations and staging_model not in truncating_models -%}
             {%- do truncating_models.append(staging_model) -%}
         {%- endif -%}
     {%- endfor -%}
@@ -291,3 +312,13 @@
 {% macro _cdc_quoted_names(names) -%}
     {%- for name in names %}{{ cdc_quote(name) }}{{ ', ' if not loop.last }}{% endfor -%}
 {%- endmacro %}
+
+
+{% macro _cdc_sources_claimed_by(target_table, sources) %}
+    {#- The sources (cdc_staged_sources) that are the registry entry `target_table`'s own: it claims them and names their table name. -#}
+    {%- set own = [] -%}
+    {%- for source in sources if target_table.name in source.claimed_by and target_table.name in source.named_by -%}
+        {%- do own.append(source) -%}
+    {%- endfor -%}
+    {{ return(own) }}
+{% endmacro %}

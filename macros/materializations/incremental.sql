@@ -11,8 +11,10 @@
         (_cdc_create_table_then_insert), never by dbt-spark's CTAS. After a run that read
         landed files, a staging model adds the files it read to the index of ingested files
         (cdc_index_ingested_files) and the partitions it wrote to the run's facts
-        (cdc_note_staged_partitions), so that the tables whose source tables got nothing new
-        still know they have nothing to do.
+        (cdc_note_staged_partitions) and the source tables it staged changes for
+        (cdc_note_staged_sources), so that the tables whose source tables got nothing new
+        still know they have nothing to do, and the others need not aggregate the staged
+        changes to plan their typing.
     -#}
     {%- set existing_relation = load_cached_relation(this) -%}
     {%- set nothing_new = cdc_nothing_new_marker() in sql -%}
@@ -33,11 +35,14 @@
     {%- else -%}
         {%- set result = dbt.materialization_incremental_spark() -%}
     {%- endif -%}
-    {%- if model.name in var('cdc_staging_models') and not nothing_new -%}
+    {%- if model.name in var('cdc_staging_models') -%}
         {#- a staging model indexes the files it read, and tells the rest of the run what it staged (cdc_new_work);
             created empty, it read none (indexing no files would cost a Spark job) -#}
-        {%- do cdc_index_ingested_files(this, created_in_run) -%}
-        {%- do cdc_note_staged_partitions(this) -%}
+        {%- if not nothing_new -%}
+            {%- do cdc_index_ingested_files(this, created_in_run) -%}
+            {%- do cdc_note_staged_partitions(this) -%}
+        {%- endif -%}
+        {%- do cdc_note_staged_sources(this, rebuilt=created_in_run, wrote=not nothing_new) -%}
     {%- endif -%}
     {{ return(result) }}
 {% endmaterialization %}

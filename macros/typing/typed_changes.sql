@@ -417,7 +417,8 @@
         (a timestamp literal; none: any change), each as {target_table, claimants,
         staging_models, schema_names}, ready for cdc_typed_changes: one query over the staging
         models tells which source tables (database, schema, table) hold new changes, in which
-        staging models, with which field schema names (cdc_schema_names_seen). A table is
+        staging models, with which field schema names (cdc_schema_names_seen); no query when
+        this run's staging noted every change staged since (cdc_staged_sources_since). A table is
         listed when a new change is its own; the first registry entry (by name) that names a
         source table name also gets the changes of that name that no entry claims (claimants:
         the entries that could name the same tables, so that those are logged as
@@ -433,62 +434,23 @@
         and no early return, which sqlfluff's templater would let escape to the caller) -#}
     {%- set sources = none -%}
     {%- if execute and model.resource_type != 'unit_test' and cdc_staging_is_built() -%}
-        {%- set sources = [] -%}
-        {#- which entries claim each source table: the rule of the typing itself (cdc_source_matches) -#}
-        {%- set probe -%}
-            select
-                new_sources.source_table_partition,
-                new_sources.staging_model,
-                new_sources.schema_names,
-                {%- for kind, matches in [('claimed_by', cdc_source_matches), ('named_by', cdc_source_names_match)] %}
-                to_json(filter(
-                    array(
-                        {%- for target_table in target_tables %}
-                        if({{ matches(target_table, 'new_sources') | indent(24) }}, {{ cdc_sql_string(target_table.name) }}, null),
-                        {%- endfor %}
-                        cast(null as string)
-                    ),
-                    claimant -> claimant is not null
-                )) as {{ kind }},
-                {%- endfor %}
-                concat_ws('.', new_sources.source_database, new_sources.source_schema, new_sources.source_table) as source_name
-            from (
-                {%- for model_name in var('cdc_staging_models') %}
-                select
-                    coalesce(staged_records.source_table_partition, '') as source_table_partition,
-                    '{{ model_name }}' as staging_model,
-                    lower(staged_records.source_database) as source_database,
-                    lower(staged_records.source_schema) as source_schema,
-                    lower(staged_records.source_table) as source_table,
-                    {{ cdc_schema_names_seen('staged_records') | indent(16) }} as schema_names
-                from {{ ref(model_name) }} as staged_records
-                where
-                    staged_records.record_outcome = 'change'
-                    {%- if loaded_after %}
-                    and staged_records.loaded_at > {{ loaded_after }}
-                    {%- endif %}
-                group by
-                    coalesce(staged_records.source_table_partition, ''),
-                    lower(staged_records.source_database),
-                    lower(staged_records.source_schema),
-                    lower(staged_records.source_table)
-                {%- if not loop.last %}
-                union all
-                {%- endif %}
-                {%- endfor %}
-            ) as new_sources
-        {%- endset -%}
-        {%- for row in run_query(probe).rows -%}
-            {%- set claimed_by = fromjson(row[3]) -%}
-            {%- if claimed_by | length > 1 -%}
-                {{ exceptions.raise_compiler_error(
-                    "source table '" ~ row[5] ~ "' (staged in " ~ row[1] ~ ") is claimed by models "
-                    ~ claimed_by | join(', ') ~ ": change their meta.cdc.source so that one table claims it"
-                ) }}
-            {%- endif -%}
-            {%- do sources.append({
-                'staging_model': row[1], 'schema_names': row[2], 'claimed_by': claimed_by, 'named_by': fromjson(row[4]),
-            }) -%}
+        {#- what this run's staging noted, when that is every change staged after loaded_after; else one probe -#}
+        {%- set sources = cdc_staged_sources_since(loaded_after) -%}
+        {%- if sources is none -%}
+            {%- set reads = [] -%}
+            {%- for model_name in var('cdc_staging_models') -%}
+                {%- do reads.append({
+                    'staging_model': model_name, 'relation': ref(model_name),
+                    'where': 'staged_records.loaded_at > ' ~ loaded_after if loaded_after else none,
+                }) -%}
+            {%- endfor -%}
+            {%- set sources = cdc_staged_sources(reads) -%}
+        {%- endif -%}
+        {%- for source in sources if source.claimed_by | length > 1 -%}
+            {{ exceptions.raise_compiler_error(
+                "source table '" ~ source.source_name ~ "' (staged in " ~ source.staging_model ~ ") is claimed by models "
+                ~ source.claimed_by | join(', ') ~ ": change their meta.cdc.source so that one table claims it"
+            ) }}
         {%- endfor -%}
     {%- endif -%}
     {%- for target_table in target_tables -%}
@@ -531,13 +493,83 @@
 {% endmacro %}
 
 
+{% macro cdc_staged_sources(reads) %}
+    {#-
+        The source tables (database, schema, table, as staged) that have staged changes in
+        `reads`, a list of {staging_model, relation, where (a condition on its rows, alias
+        staged_records, or none)}: one query. Each as {staging_model, source_name,
+        has_truncations, schema_names (cdc_schema_names_seen), claimed_by (the registry entries
+        whose source it is: cdc_source_matches), named_by (those that name its table name:
+        cdc_source_names_match)}, both in the registry's order.
+    -#}
+    {%- set target_tables = cdc_target_tables() -%}
+    {%- set query -%}
+        select
+            new_sources.staging_model,
+            new_sources.schema_names,
+            {%- for kind, matches in [('claimed_by', cdc_source_matches), ('named_by', cdc_source_names_match)] %}
+            to_json(filter(
+                array(
+                    {%- for target_table in target_tables %}
+                    if({{ matches(target_table, 'new_sources') | indent(20) }}, {{ cdc_sql_string(target_table.name) }}, null),
+                    {%- endfor %}
+                    cast(null as string)
+                ),
+                claimant -> claimant is not null
+            )) as {{ kind }},
+            {%- endfor %}
+            concat_ws('.', new_sources.source_database, new_sources.source_schema, new_sources.source_table) as source_name,
+            new_sources.has_truncations
+        from (
+            {%- for read in reads %}
+            select
+                coalesce(staged_records.source_table_partition, '') as source_table_partition,
+                {{ cdc_sql_string(read.staging_model) }} as staging_model,
+                staged_records.source_database,
+                staged_records.source_schema,
+                staged_records.source_table,
+                coalesce(max(staged_records.operation = 'truncate'), false) as has_truncations,
+                {{ cdc_schema_names_seen('staged_records') | indent(16) }} as schema_names
+            from {{ read.relation }} as staged_records
+            where
+                staged_records.record_outcome = 'change'
+                {%- if read.where %}
+                and {{ read.where }}
+                {%- endif %}
+            group by
+                coalesce(staged_records.source_table_partition, ''),
+                staged_records.source_database,
+                staged_records.source_schema,
+                staged_records.source_table
+            {%- if not loop.last %}
+            union all
+            {%- endif %}
+            {%- endfor %}
+        ) as new_sources
+    {%- endset -%}
+    {%- set sources = [] -%}
+    {%- for staging_model, schema_names, claimed_by, named_by, source_name, has_truncations in run_query(query).rows -%}
+        {%- do sources.append({
+            'staging_model': staging_model, 'schema_names': schema_names, 'claimed_by': fromjson(claimed_by),
+            'named_by': fromjson(named_by), 'source_name': source_name, 'has_truncations': has_truncations,
+        }) -%}
+    {%- endfor -%}
+    {{ return(sources) }}
+{% endmacro %}
+
+
 {% macro cdc_any_change_staged_after(loaded_after=none) %}
     {#-
         True when a staging model holds a change (of any table) staged after `loaded_after` (a
         timestamp literal; none: any change). One query that stops at the first such change:
         with nothing new in nine staging models about 0.6 s warm, where a probe that aggregates
-        the new changes (cdc_tables_with_new_changes) takes about 1 s.
+        the new changes (cdc_tables_with_new_changes) takes about 1 s. No query when this
+        run's staging noted every change staged since (cdc_staged_sources_since).
     -#}
+    {%- set noted = cdc_staged_sources_since(loaded_after) if execute else none -%}
+    {%- if noted is not none -%}
+        {{ return(noted | length > 0) }}
+    {%- endif -%}
     {%- set any_change -%}
         {%- for model_name in var('cdc_staging_models') %}
         (
