@@ -1,13 +1,13 @@
 {% materialization incremental, adapter='spark', supported_languages=['sql'] %}
     {#-
-        dbt-spark's incremental materialization for the runs that add to a table, and two
-        exceptions. A run with nothing new to read (the model's SQL is cdc_no_new_records: a
-        staging model with no new landed file, the log of checked changes with nothing staged
-        since its last check) runs no statement at all. dbt-spark would still create a
-        temporary view of the empty query, describe it and the table three times and insert
-        nothing: five statements and about 0.3 s per model, paid by every staging model in
-        every run (measured on the sample's nothing-new run). And a table created in the run
-        (a first build or a full refresh) is created empty by DDL, then filled by an insert
+        The project's incremental materialization, in place of dbt-spark's (staging models and
+        int_changes_checked). A run with nothing new to read (the model's SQL is
+        cdc_no_new_records: a staging model with no new landed file, the log of checked changes
+        with nothing staged since its last check) runs no statement at all. dbt-spark's would
+        still create a temporary view of the empty query, describe it and the table three times
+        and insert nothing: five statements and about 0.3 s per model, paid by every staging
+        model in every run (measured on the sample's nothing-new run). A table created in the
+        run (a first build or a full refresh) is created empty by DDL, then filled by an insert
         (_cdc_create_table_then_insert), never by dbt-spark's CTAS; a table that exists gets
         the query's rows by one insert (_cdc_insert_new_rows). After a run that read
         landed files, a staging model adds the files it read to the index of ingested files
