@@ -122,8 +122,8 @@
         has_new_changes, has_truncations, staging_models, schema_names, moves_whole_rows}. Incremental when its state table
         exists and no full refresh was asked for; then only changes staged after the newest
         one in the state are read (loaded_after, a literal, or none while the state holds no
-        change). One probe query over the staging partitions of the table's new changes says
-        whether there is any (it returns no row otherwise), whether one of them truncates the
+        change). One probe query over the staging partitions of the table's new changes
+        (cdc_staged_sources) says whether there is any (it returns no row otherwise), whether one of them truncates the
         table, which staging models hold them (only those are read), and which field schema
         names their values carry (only those are decoded: cdc_schema_names_seen). When this
         run's staging noted every change staged since loaded_after (cdc_staged_sources_since),
@@ -154,47 +154,38 @@
             'moves_whole_rows': cdc_key_changes_move_whole_rows(none) | trim == 'true',
         }) }}
     {%- endif -%}
-    {#- [staging model, has truncations, schema names] of the table's new changes: what this run's staging
-        noted, when that is every change staged since loaded_after (cdc_staged_sources_since); else one probe -#}
-    {%- set new_changes = [] -%}
+    {#- the table's own new changes, per source table (cdc_staged_sources): what this run's staging noted,
+        when that is every change staged since loaded_after (cdc_staged_sources_since); else one probe -#}
     {%- set noted = cdc_staged_sources_since(loaded_after, source_tables) -%}
     {%- set checked_through = _cdc_checked_through_fact(model.name) if incremental else none -%}
     {%- set noted_since_check = cdc_staged_sources_since(checked_through, source_tables) if noted is none and checked_through else none -%}
     {%- if noted is not none -%}
-        {%- for source in _cdc_sources_claimed_by(target_table, noted) -%}
-            {%- do new_changes.append([source.staging_model, source.has_truncations, source.schema_names]) -%}
-        {%- endfor -%}
+        {%- set own_sources = _cdc_sources_claimed_by(target_table, noted) -%}
     {%- elif noted_since_check is not none and not _cdc_sources_claimed_by(target_table, noted_since_check) -%}
         {#- the table had seen everything staged before this run, and this run staged nothing of its own (its
             source table name's partition holds another database's changes): nothing new, as when nothing
             was staged at all (cdc_has_checked_everything_staged) -#}
+        {%- set own_sources = [] -%}
     {%- else -%}
-        {%- set probe -%}
-            {%- for model_name in var('cdc_staging_models') %}
-            select
-                '{{ model_name }}' as staging_model,
-                coalesce(max(staged_records.operation = 'truncate'), false) as has_truncations,
-                {{ cdc_schema_names_seen('staged_records') | indent(16) }} as schema_names
-            from {{ ref(model_name) }} as staged_records
-            where {{ _cdc_staged_changes_condition(target_table, 'staged_records', loaded_after) | indent(12) }}
-            having count(*) > 0
-            {%- if not loop.last %}
-            union all
-            {%- endif %}
-            {%- endfor %}
-        {%- endset -%}
-        {%- do new_changes.extend(run_query(probe).rows) -%}
+        {%- set reads = [] -%}
+        {%- for model_name in var('cdc_staging_models') -%}
+            {%- do reads.append({
+                'staging_model': model_name, 'relation': ref(model_name),
+                'where': _cdc_staged_changes_condition(target_table, 'staged_records', loaded_after),
+            }) -%}
+        {%- endfor -%}
+        {%- set own_sources = cdc_staged_sources(reads) -%}
     {%- endif -%}
     {%- set staging_models = [] -%}
     {%- set truncating_models = [] -%}
     {%- set names_json = [] -%}
-    {%- for staging_model, has_truncations, schema_names in new_changes -%}
-        {%- if staging_model not in staging_models -%}
-            {%- do staging_models.append(staging_model) -%}
+    {%- for source in own_sources -%}
+        {%- if source.staging_model not in staging_models -%}
+            {%- do staging_models.append(source.staging_model) -%}
         {%- endif -%}
-        {%- do names_json.append(schema_names) -%}
-        {%- if has_truncations and staging_model not in truncating_models -%}
-            {%- do truncating_models.append(staging_model) -%}
+        {%- do names_json.append(source.schema_names) -%}
+        {%- if source.has_truncations and source.staging_model not in truncating_models -%}
+            {%- do truncating_models.append(source.staging_model) -%}
         {%- endif -%}
     {%- endfor -%}
     {{ return({
