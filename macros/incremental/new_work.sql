@@ -147,10 +147,19 @@
         source tables it staged changes for in this run (cdc_staged_sources over its rows of
         this run's staging time: one query, none when it wrote nothing), and whether its table
         was created in the run (then it holds this run's rows only). cdc_staged_sources_since
-        reads them. Nothing for another model, or when the run has no facts.
+        reads them. Nothing for another model, when the run has no facts, or when it builds no
+        current-state table and not int_changes_checked (`dbt run --select staging`): no one
+        would read the note.
     -#}
     {%- set facts = cdc_new_work() -%}
     {%- if facts is none or facts.staged_before_run is none or model.name not in var('cdc_staging_models') -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set readers = ['model.' ~ project_name ~ '.int_changes_checked'] -%}
+    {%- for target_table in cdc_target_tables() -%}
+        {%- do readers.append('model.' ~ project_name ~ '.' ~ target_table.name) -%}
+    {%- endfor -%}
+    {%- if not (selected_resources | select('in', readers) | list) -%}
         {{ return(none) }}
     {%- endif -%}
     {%- set sources = [] -%}
