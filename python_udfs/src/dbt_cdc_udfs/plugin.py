@@ -35,7 +35,7 @@ from dbt_cdc_udfs.small_runs import (
     code_generation_for_the_run,
     jit_options_for_the_run,
     newly_landed_bytes_up_to,
-    with_jit_for_the_run,
+    with_java_options,
 )
 from dbt_cdc_udfs.unchanged_runs import (
     RunInputs,
@@ -173,7 +173,7 @@ def start_session_early(command: _Command) -> None:
         )
     elif chosen is not None:
         log_note("cdc_udfs: Spark's generated classes are compiled by the JIT's first tier only", debug=True)
-    for_the_run = with_jit_for_the_run(parameters, command.newly_landed)
+    for_the_run = with_java_options(parameters, chosen)
     threading.Thread(
         target=_start_session,
         args=(for_the_run,),

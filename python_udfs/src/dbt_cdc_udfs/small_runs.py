@@ -78,11 +78,16 @@ def jit_options_for_the_run(newly_landed: int | None) -> str | None:
 def with_jit_for_the_run(parameters: dict[str, str], newly_landed: int | None) -> dict[str, str]:
     """The profile's Spark settings for the run's JVM: with jit_options_for_the_run's options
     after the driver's Java options, or as they are when it chooses none."""
-    chosen = jit_options_for_the_run(newly_landed)
-    if chosen is None:
+    return with_java_options(parameters, jit_options_for_the_run(newly_landed))
+
+
+def with_java_options(parameters: dict[str, str], options: str | None) -> dict[str, str]:
+    """The Spark settings `parameters` with `options` after the driver's Java options; as they
+    are when options is None."""
+    if options is None:
         return parameters
-    options = f"{parameters.get(_JAVA_OPTIONS, '')} {chosen}".strip()
-    return {**parameters, _JAVA_OPTIONS: options}
+    combined = f"{parameters.get(_JAVA_OPTIONS, '')} {options}".strip()
+    return {**parameters, _JAVA_OPTIONS: combined}
 
 
 # Sample builds alternated from one state (2026-12-05, the sample landing, 296 KB): in a new JVM
