@@ -457,6 +457,13 @@ def land_files(landing_root: Path, folder: str, files: Sequence[Path]) -> None:
         shutil.copyfile(file, target / file.name)
 
 
+def land_debezium_lines(landing_root: Path, name: str, lines: Sequence[str]) -> None:
+    """Lands one file `name` of Debezium JSON lines (one message per line) in the json_lines landing."""
+    folder = landing_root / "debezium" / "json_lines"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text("".join(f"{line}\n" for line in lines))
+
+
 def land_kafka_records(
     landing_root: Path,
     folder: str,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pyspark.sql import SparkSession
 
-from conftest import CORPUS_TARGETS, Dbt, mysql_change, table_rows
+from conftest import CORPUS_TARGETS, Dbt, land_debezium_lines, mysql_change, table_rows
 
 SCHEMA = "it_deletes"
 MODELS = ["run", "--select", "+test__test"]
@@ -20,18 +20,12 @@ def change(op: str, row_id: int, position: int, value: str | None = None) -> str
     return json.dumps(mysql_change(op, "test", "test", {"id": row_id, "value": value}, position))
 
 
-def land(landing_root: Path, name: str, lines: list[str]) -> None:
-    folder = landing_root / "debezium" / "json_lines"
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / name).write_text("".join(f"{line}\n" for line in lines))
-
-
 def test_rows_deleted_by_a_later_run_leave_the_current_state(
     dbt: Dbt, spark: SparkSession, tmp_path: Path
 ) -> None:
     landing_root = tmp_path / "landing"
 
-    land(
+    land_debezium_lines(
         landing_root, "run-1.jsonl", [change("c", row_id, 10 * row_id, f"v{row_id}") for row_id in (1, 2, 3)]
     )
     dbt.run(*MODELS, schema=SCHEMA, landing_root=landing_root, extra_vars=CORPUS_TARGETS)
@@ -41,10 +35,14 @@ def test_rows_deleted_by_a_later_run_leave_the_current_state(
         ("3", "v3"),
     ]
 
-    land(landing_root, "run-2.jsonl", [change("d", row_id, 100 + row_id) for row_id in (1, 2, 3)])
+    land_debezium_lines(
+        landing_root, "run-2.jsonl", [change("d", row_id, 100 + row_id) for row_id in (1, 2, 3)]
+    )
     dbt.run(*MODELS, schema=SCHEMA, landing_root=landing_root, extra_vars=CORPUS_TARGETS)
     assert table_rows(spark, SCHEMA, "test__test", ["id", "value"], ["id"]) == []
 
-    land(landing_root, "run-3.jsonl", [change("c", 4, 200, "v4"), change("c", 1, 5, "too old")])
+    land_debezium_lines(
+        landing_root, "run-3.jsonl", [change("c", 4, 200, "v4"), change("c", 1, 5, "too old")]
+    )
     dbt.run(*MODELS, schema=SCHEMA, landing_root=landing_root, extra_vars=CORPUS_TARGETS)
     assert table_rows(spark, SCHEMA, "test__test", ["id", "value"], ["id"]) == [("4", "v4")]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pyspark.sql import SparkSession
 
-from conftest import CORPUS_TARGETS, Dbt, mysql_change, rows_as_text, table_rows
+from conftest import CORPUS_TARGETS, Dbt, land_debezium_lines, mysql_change, rows_as_text, table_rows
 
 SCHEMA = "it_shared_names"
 MODELS = ["run", "--select", "+test__test", "+int_change_rejections_logged"]
@@ -29,12 +29,6 @@ def truncation(database: str, position: int) -> str:
     return json.dumps(message | {"op": "t", "after": None})
 
 
-def land(landing_root: Path, name: str, lines: list[str]) -> None:
-    folder = landing_root / "debezium" / "json_lines"
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / name).write_text("".join(f"{line}\n" for line in lines))
-
-
 def table_output_line(stdout: str) -> str:
     return next(
         line
@@ -48,7 +42,7 @@ def test_changes_of_another_database_leave_the_table_alone(
 ) -> None:
     landing_root = tmp_path / "landing"
 
-    land(
+    land_debezium_lines(
         landing_root,
         "run-1.jsonl",
         [change("c", "test", 1, 10), change("c", "test", 2, 20), change("c", "other", 7, 30)],
@@ -58,7 +52,7 @@ def test_changes_of_another_database_leave_the_table_alone(
 
     # the table plans from staging's note: the truncation there is the table's own, and removes
     # the rows before it, those of this run's changes too
-    land(
+    land_debezium_lines(
         landing_root,
         "run-2.jsonl",
         [
@@ -72,7 +66,7 @@ def test_changes_of_another_database_leave_the_table_alone(
     assert table_rows(spark, SCHEMA, "test__test", ["id", "value"], ["id"]) == [("3", "v3")]
 
     # staging's note holds only other.test: the table has nothing new
-    land(landing_root, "run-3.jsonl", [change("c", "other", 9, 70)])
+    land_debezium_lines(landing_root, "run-3.jsonl", [change("c", "other", 9, 70)])
     third = dbt.run(*MODELS, schema=SCHEMA, landing_root=landing_root, extra_vars=CORPUS_TARGETS)
     assert "no new changes" in table_output_line(third.stdout)
     assert table_rows(spark, SCHEMA, "test__test", ["id", "value"], ["id"]) == [("3", "v3")]

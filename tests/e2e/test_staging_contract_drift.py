@@ -9,17 +9,15 @@ from pathlib import Path
 
 from pyspark.sql import SparkSession
 
-from conftest import Dbt, mysql_change
+from conftest import Dbt, land_debezium_lines, mysql_change
 
 SCHEMA = "it_contract_drift"
 STAGING = f"{SCHEMA}_staging.stg_debezium__records"
 
 
 def land(landing_root: Path, name: str, row_id: int) -> None:
-    folder = landing_root / "debezium" / "json_lines"
-    folder.mkdir(parents=True, exist_ok=True)
     change = mysql_change("c", "shop", "items", {"id": row_id}, 10 * row_id)
-    (folder / name).write_text(json.dumps(change) + "\n")
+    land_debezium_lines(landing_root, name, [json.dumps(change)])
 
 
 def test_a_staging_table_with_other_columns_stops_the_run(
